@@ -1,0 +1,205 @@
+// Package kernels holds what the CPU and GPU implementations share: the pad
+// modes, the shape rules of SPEC §4, and the contract-violation errors, so
+// that both backends reject the same input with the same words.
+package kernels
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Violation is a contract violation: bad user input that a kernel's
+// contract forbids. Its message names the violated constraint.
+type Violation struct {
+	Op  string // "pad", "gather", …
+	Msg string
+}
+
+func (v *Violation) Error() string { return v.Op + ": " + v.Msg }
+
+// Violatef builds a Violation.
+func Violatef(op, format string, args ...any) error {
+	return &Violation{Op: op, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Mode is the pad mode (the CPU contract's mode_tag).
+type Mode int
+
+const (
+	Constant  Mode = 0
+	Reflect   Mode = 1
+	Replicate Mode = 2
+)
+
+func (m Mode) String() string {
+	switch m {
+	case Constant:
+		return "constant"
+	case Reflect:
+		return "reflect"
+	case Replicate:
+		return "replicate"
+	}
+	return fmt.Sprintf("mode(%d)", int(m))
+}
+
+// ParseMode parses constant|reflect|replicate.
+func ParseMode(s string) (Mode, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "constant", "const":
+		return Constant, nil
+	case "reflect":
+		return Reflect, nil
+	case "replicate", "edge":
+		return Replicate, nil
+	}
+	return 0, fmt.Errorf("unknown pad mode %q (want constant, reflect or replicate)", s)
+}
+
+// Pad is one axis's (before, after) padding.
+type Pad struct{ Before, After int }
+
+// ParsePadding parses "B:A,B:A,…" in axis order (SPEC §5).
+func ParsePadding(s string) ([]Pad, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return []Pad{}, nil
+	}
+	var pads []Pad
+	for i, part := range strings.Split(s, ",") {
+		var p Pad
+		if _, err := fmt.Sscanf(strings.TrimSpace(part), "%d:%d", &p.Before, &p.After); err != nil {
+			return nil, fmt.Errorf("padding %q: axis %d entry %q is not B:A", s, i, part)
+		}
+		pads = append(pads, p)
+	}
+	return pads, nil
+}
+
+// FormatPadding is the inverse of ParsePadding.
+func FormatPadding(pads []Pad) string {
+	parts := make([]string, len(pads))
+	for i, p := range pads {
+		parts[i] = fmt.Sprintf("%d:%d", p.Before, p.After)
+	}
+	return strings.Join(parts, ",")
+}
+
+// PadOutShape validates a forward pad and returns the output shape
+// (out_shape[i] = in_shape[i] + before + after). It enforces every
+// precondition the contracts state, before any work:
+//   - len(padding) == rank ("padding: len == in_shape.len()"),
+//   - before, after >= 0,
+//   - Reflect: before <= n-1 AND after <= n-1 on every axis,
+//   - Replicate: a padded axis must not be empty (nothing to replicate).
+func PadOutShape(op string, mode Mode, in []int, pads []Pad) ([]int, error) {
+	if len(pads) != len(in) {
+		return nil, Violatef(op, "padding has %d axes but the input has rank %d (contract: padding len == in_shape.len())", len(pads), len(in))
+	}
+	out := make([]int, len(in))
+	for i, p := range pads {
+		n := in[i]
+		if p.Before < 0 || p.After < 0 {
+			return nil, Violatef(op, "axis %d: padding (%d, %d) is negative (contract: before, after >= 0)", i, p.Before, p.After)
+		}
+		switch mode {
+		case Reflect:
+			if p.Before > n-1 || p.After > n-1 {
+				return nil, Violatef(op, "reflect padding (%d, %d) on axis %d exceeds in_shape[%d]-1 = %d (contract: before <= in_shape[i]-1 AND after <= in_shape[i]-1)", p.Before, p.After, i, i, n-1)
+			}
+		case Replicate:
+			if n == 0 && (p.Before > 0 || p.After > 0) {
+				return nil, Violatef(op, "replicate padding (%d, %d) on empty axis %d: there is no edge element to replicate", p.Before, p.After, i)
+			}
+		}
+		out[i] = n + p.Before + p.After
+	}
+	return out, nil
+}
+
+// PadBackwardInShape derives grad_in's shape from grad_out's shape and the
+// padding (in_shape[i] = out_shape[i] - before - after), then checks that the
+// forward pad from that shape was valid.
+func PadBackwardInShape(op string, mode Mode, out []int, pads []Pad) ([]int, error) {
+	if len(pads) != len(out) {
+		return nil, Violatef(op, "padding has %d axes but grad_out has rank %d (contract: padding len == in_shape.len())", len(pads), len(out))
+	}
+	in := make([]int, len(out))
+	for i, p := range pads {
+		if p.Before < 0 || p.After < 0 {
+			return nil, Violatef(op, "axis %d: padding (%d, %d) is negative (contract: before, after >= 0)", i, p.Before, p.After)
+		}
+		in[i] = out[i] - p.Before - p.After
+		if in[i] < 0 {
+			return nil, Violatef(op, "axis %d: grad_out size %d is smaller than its padding %d+%d (contract: out_shape[i] == in_shape[i] + before + after)", i, out[i], p.Before, p.After)
+		}
+	}
+	if _, err := PadOutShape(op, mode, in, pads); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+// ReflectIndex maps j = out_coord - before into [0, n) for reflect padding
+// (edge not repeated). Valid only when the reflect precondition holds.
+func ReflectIndex(j, n int) int {
+	if j < 0 {
+		return -j
+	}
+	if j >= n {
+		return 2*(n-1) - j
+	}
+	return j
+}
+
+// ReplicateIndex clamps j into [0, n-1].
+func ReplicateIndex(j, n int) int {
+	if j < 0 {
+		return 0
+	}
+	if j >= n {
+		return n - 1
+	}
+	return j
+}
+
+// CheckDim validates a dim against a rank.
+func CheckDim(op, operand string, dim, rank int) error {
+	if dim < 0 || dim >= rank {
+		return Violatef(op, "dim %d is out of range for %s of rank %d (contract: dim < %s.rank)", dim, operand, rank, operand)
+	}
+	return nil
+}
+
+// DropDim returns shape without axis dim (reductions remove the axis).
+func DropDim(shape []int, dim int) []int {
+	out := make([]int, 0, len(shape))
+	out = append(out, shape[:dim]...)
+	return append(out, shape[dim+1:]...)
+}
+
+// AlignTarget left-pads target with 1s to the rank of in and checks that every
+// axis equals the input's size or 1 (reduce_sum_to / reduce_max_to).
+func AlignTarget(op string, in, target []int) ([]int, error) {
+	if len(target) > len(in) {
+		return nil, Violatef(op, "target shape %v has rank %d > input rank %d (contract: rank <= input rank)", target, len(target), len(in))
+	}
+	al := make([]int, len(in))
+	off := len(in) - len(target)
+	for i := range al {
+		al[i] = 1
+		if i >= off {
+			al[i] = target[i-off]
+		}
+		if al[i] != in[i] && al[i] != 1 {
+			return nil, Violatef(op, "target shape %v: axis %d (left-padded with 1s to rank %d) is %d but the input has %d (contract: each axis == input size OR 1)", target, i, len(in), al[i], in[i])
+		}
+	}
+	return al, nil
+}
+
+// IndexOutOfRange is the error every index kernel returns for a bad index,
+// on the CPU and (through an error-flag buffer) on the GPU alike.
+func IndexOutOfRange(op, operand string, pos int, value uint64, bound int, limitName string) error {
+	return Violatef(op, "%s[%d] = %d is out of range (contract: %s < %s = %d)", operand, pos, value, operand, limitName, bound)
+}
