@@ -1,0 +1,52 @@
+# fkc playground — see README.md.
+#   make run    build the WASM app and serve the playground on http://127.0.0.1:8080
+#   make test   install test dependencies when missing (root: apt), then run every test
+GO      ?= go
+ADDR    ?= 127.0.0.1:8080
+GOROOT  := $(shell $(GO) env GOROOT)
+STATIC  := web/static
+FUZZTIME ?= 20s
+
+.PHONY: run serve wasm fkc test deps vet unit fuzz verify bench clean
+
+run: wasm
+	$(GO) run ./web -addr $(ADDR) -dir $(STATIC)
+
+# The app: Go compiled to WebAssembly, plus the toolchain's wasm_exec.js.
+wasm:
+	@if [ -f "$(GOROOT)/lib/wasm/wasm_exec.js" ]; then cp "$(GOROOT)/lib/wasm/wasm_exec.js" $(STATIC)/; \
+	 else cp "$(GOROOT)/misc/wasm/wasm_exec.js" $(STATIC)/; fi
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags="-s -w" -o $(STATIC)/app.wasm ./wasm
+	gzip -9 -k -f $(STATIC)/app.wasm
+
+# The native CLI (cgo: links wgpu-native; slow to link, so built once here
+# and reused by the tests through FKC_BIN).
+fkc:
+	$(GO) build -o bin/fkc ./native/vulkan
+
+deps:
+	@bash scripts/setup-test-deps.sh
+
+vet:
+	$(GO) vet ./...
+	GOOS=js GOARCH=wasm $(GO) vet ./wasm ./kernels/gpu
+
+unit:
+	FKC_BIN=$(CURDIR)/bin/fkc $(GO) test -count=1 -timeout 40m ./...
+
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./contract
+
+verify:
+	./bin/fkc verify --backend cpu --cases 10
+	@if ./bin/fkc devices >/dev/null 2>&1; then ./bin/fkc verify --backend vulkan --cases 10; \
+	 else echo "SKIP fkc verify --backend vulkan: $$(./bin/fkc devices 2>&1 | tail -1)"; fi
+
+test: deps wasm fkc vet unit fuzz verify
+
+bench: fkc
+	$(GO) test -run '^$$' -bench . -benchtime 3x ./kernels/cpu
+	./bin/fkc bench --backend cpu
+
+clean:
+	rm -rf bin $(STATIC)/app.wasm $(STATIC)/app.wasm.gz $(STATIC)/wasm_exec.js e2e/screenshots

@@ -1,0 +1,153 @@
+package ops
+
+import (
+	"github.com/fkc-playground/fkc/kernels/cpu"
+	"github.com/fkc-playground/fkc/tensor"
+)
+
+// The CPU link table: every Cpu entry_point of the seeds and of this
+// project's own CPU contract, mapped to its Go implementation.
+
+const (
+	cpuBackend = "fuel_cpu_backend::byte_kernels::"
+	refOracle  = "fuel_reference_backend::ops::"
+)
+
+func unary(f func(*tensor.Tensor) (*tensor.Tensor, error)) Impl {
+	return func(c *Call) (*tensor.Tensor, error) { return f(c.Inputs["x"]) }
+}
+
+func unaryDim(f func(*tensor.Tensor, int) (*tensor.Tensor, error)) Impl {
+	return func(c *Call) (*tensor.Tensor, error) { return f(c.Inputs["x"], c.Dim) }
+}
+
+// PadImpl etc. are shared by the CPU links and the oracle of `fkc verify`.
+var (
+	padImpl = func(c *Call) (*tensor.Tensor, error) {
+		x := c.Inputs["x"]
+		return cpu.Pad(x, c.Mode, c.Padding, tensor.Encode(x.DType, c.Value))
+	}
+	padBackwardImpl = func(c *Call) (*tensor.Tensor, error) {
+		return cpu.PadBackward(c.Inputs["grad_out"], c.Mode, c.Padding)
+	}
+	maskedFillImpl = func(c *Call) (*tensor.Tensor, error) {
+		x := c.Inputs["x"]
+		return cpu.MaskedFill(x, c.Inputs["mask"], tensor.Encode(x.DType, c.Value))
+	}
+	indexSelectImpl = func(c *Call) (*tensor.Tensor, error) {
+		return cpu.IndexSelect(c.Inputs["data"], c.Inputs["indices"], c.Dim)
+	}
+	gatherImpl = func(c *Call) (*tensor.Tensor, error) {
+		return cpu.Gather(c.Inputs["data"], c.Inputs["indices"], c.Dim)
+	}
+	indexAddImpl = func(c *Call) (*tensor.Tensor, error) {
+		return cpu.IndexAdd(c.Inputs["base"], c.Inputs["indices"], c.Inputs["src"], c.Dim)
+	}
+	scatterAddImpl = func(c *Call) (*tensor.Tensor, error) {
+		return cpu.ScatterAdd(c.Inputs["base"], c.Inputs["indices"], c.Inputs["src"], c.Dim)
+	}
+	embeddingImpl = func(c *Call) (*tensor.Tensor, error) {
+		return cpu.Embedding(c.Inputs["table"], c.Inputs["ids"])
+	}
+	argImpl = func(c *Call) (*tensor.Tensor, error) {
+		if c.Op == "argmin" {
+			return cpu.ArgMinDim(c.Inputs["x"], c.Dim)
+		}
+		return cpu.ArgMaxDim(c.Inputs["x"], c.Dim)
+	}
+	reduceSumToImpl = func(c *Call) (*tensor.Tensor, error) { return cpu.ReduceSumTo(c.Inputs["x"], c.Shape) }
+	reduceMaxToImpl = func(c *Call) (*tensor.Tensor, error) { return cpu.ReduceMaxTo(c.Inputs["x"], c.Shape) }
+	reduceMaxToBwImpl = func(c *Call) (*tensor.Tensor, error) {
+		return cpu.ReduceMaxToBackward(c.Inputs["x"], c.Inputs["upstream"], c.Shape)
+	}
+)
+
+var padModes = []string{"pad/constant", "pad/reflect", "pad/replicate"}
+var padBackwardModes = []string{"pad_backward/constant", "pad_backward/reflect", "pad_backward/replicate"}
+
+// CPULinks is the CPU half of the link table.
+func CPULinks() []Link {
+	links := []Link{
+		// fuel-cpu-backend: one mode-unified forward binding per dtype.
+		{EntryPoint: cpuBackend + "pad_cpu", Ops: padModes, Impl: padImpl, Where: "kernels/cpu.Pad (run-wise fast path; PadRef is the reference walk)"},
+		// Describe-only mode sections: the branches of the same wrapper.
+		{EntryPoint: cpuBackend + "pad_const_cpu", Impl: padImpl, Where: "kernels/cpu.Pad, constant branch"},
+		{EntryPoint: cpuBackend + "pad_reflect_cpu", Impl: padImpl, Where: "kernels/cpu.Pad, reflect branch"},
+		{EntryPoint: cpuBackend + "pad_replicate_cpu", Impl: padImpl, Where: "kernels/cpu.Pad, replicate branch"},
+		{EntryPoint: cpuBackend + "pad_walk_cpu", Impl: padImpl, Where: "kernels/cpu.PadRef (the generic per-element walk)"},
+		// fuel-reference-backend, indexing.
+		{EntryPoint: refOracle + "index_select_tensor", Ops: []string{"index_select"}, Impl: indexSelectImpl, Where: "kernels/cpu.IndexSelect"},
+		// Host-slice variant: same implementation; the seed says it is not
+		// exec-wired, so it is no dispatch target (its kernel page runs it).
+		{EntryPoint: refOracle + "index_select", Impl: indexSelectImpl, Where: "kernels/cpu.IndexSelect (host-slice form; not exec-wired)"},
+		{EntryPoint: refOracle + "gather", Ops: []string{"gather"}, Impl: gatherImpl, Where: "kernels/cpu.Gather"},
+		{EntryPoint: refOracle + "index_add", Ops: []string{"index_add"}, Impl: indexAddImpl, Where: "kernels/cpu.IndexAdd"},
+		{EntryPoint: refOracle + "scatter_add", Ops: []string{"scatter_add"}, Impl: scatterAddImpl, Where: "kernels/cpu.ScatterAdd"},
+		{EntryPoint: refOracle + "embedding", Ops: []string{"embedding"}, Impl: embeddingImpl, Where: "kernels/cpu.Embedding"},
+		// fuel-reference-backend, reductions.
+		{EntryPoint: refOracle + "sum_all", Ops: []string{"sum/all"}, Impl: unary(cpu.SumAll), Where: "kernels/cpu.SumAll"},
+		{EntryPoint: refOracle + "max_all", Ops: []string{"max/all"}, Impl: unary(cpu.MaxAll), Where: "kernels/cpu.MaxAll"},
+		{EntryPoint: refOracle + "min_all", Ops: []string{"min/all"}, Impl: unary(cpu.MinAll), Where: "kernels/cpu.MinAll"},
+		{EntryPoint: refOracle + "mean_all", Ops: []string{"mean/all"}, Impl: unary(cpu.MeanAll), Where: "kernels/cpu.MeanAll"},
+		{EntryPoint: refOracle + "sum_dim", Ops: []string{"sum/dim"}, Impl: unaryDim(cpu.SumDim), Where: "kernels/cpu.SumDim"},
+		{EntryPoint: refOracle + "max_dim", Ops: []string{"max/dim"}, Impl: unaryDim(cpu.MaxDim), Where: "kernels/cpu.MaxDim"},
+		{EntryPoint: refOracle + "min_dim", Ops: []string{"min/dim"}, Impl: unaryDim(cpu.MinDim), Where: "kernels/cpu.MinDim"},
+		{EntryPoint: refOracle + "mean_dim", Ops: []string{"mean/dim"}, Impl: unaryDim(cpu.MeanDim), Where: "kernels/cpu.MeanDim"},
+		{EntryPoint: refOracle + "argmax_dim", Ops: []string{"argmax"}, Impl: argImpl, Where: "kernels/cpu.ArgMaxDim"},
+		{EntryPoint: refOracle + "argmin_dim", Ops: []string{"argmin"}, Impl: argImpl, Where: "kernels/cpu.ArgMinDim"},
+		// The shared arg-index core: reached through argmax_dim/argmin_dim,
+		// which is how its prose describes it ("not a distinct dispatch
+		// entry-point"); its kernel page runs it directly.
+		{EntryPoint: refOracle + "argindex_dim", Impl: argImpl, Where: "kernels/cpu.ArgMaxDim / ArgMinDim (shared arg-index core)"},
+		{EntryPoint: refOracle + "reduce_sum_to", Ops: []string{"reduce_sum_to"}, Impl: reduceSumToImpl, Where: "kernels/cpu.ReduceSumTo"},
+		{EntryPoint: refOracle + "reduce_max_to", Ops: []string{"reduce_max_to"}, Impl: reduceMaxToImpl, Where: "kernels/cpu.ReduceMaxTo"},
+		{EntryPoint: refOracle + "reduce_max_to_backward", Ops: []string{"reduce_max_to_backward"}, Impl: reduceMaxToBwImpl, Where: "kernels/cpu.ReduceMaxToBackward"},
+		// This project's own CPU contract.
+		{EntryPoint: "fkc::cpu::masked_fill", Ops: []string{"masked_fill"}, Impl: maskedFillImpl, Where: "kernels/cpu.MaskedFill"},
+	}
+	for _, dt := range []string{"f32", "f64", "bf16", "f16"} {
+		links = append(links, Link{EntryPoint: cpuBackend + "pad_backward_" + dt, Ops: padBackwardModes, Impl: padBackwardImpl, Where: "kernels/cpu.PadBackward (f64 accumulator)"})
+	}
+	return links
+}
+
+// Oracle runs the CPU reference for any call, ignoring the CPU registry's
+// dtype gating (the byte movers are dtype-agnostic): `fkc verify` and the
+// playground's CPU-vs-GPU diff compare against it.
+func Oracle(c *Call) (*tensor.Tensor, error) {
+	switch c.Op {
+	case "pad":
+		return padImpl(c)
+	case "pad_backward":
+		return padBackwardImpl(c)
+	case "masked_fill":
+		return maskedFillImpl(c)
+	case "sum", "max", "min", "mean":
+		x := c.Inputs["x"]
+		all := map[string]func(*tensor.Tensor) (*tensor.Tensor, error){"sum": cpu.SumAll, "max": cpu.MaxAll, "min": cpu.MinAll, "mean": cpu.MeanAll}
+		dim := map[string]func(*tensor.Tensor, int) (*tensor.Tensor, error){"sum": cpu.SumDim, "max": cpu.MaxDim, "min": cpu.MinDim, "mean": cpu.MeanDim}
+		if c.Dim < 0 {
+			return all[c.Op](x)
+		}
+		return dim[c.Op](x, c.Dim)
+	case "argmax", "argmin":
+		return argImpl(c)
+	case "reduce_sum_to":
+		return reduceSumToImpl(c)
+	case "reduce_max_to":
+		return reduceMaxToImpl(c)
+	case "reduce_max_to_backward":
+		return reduceMaxToBwImpl(c)
+	case "index_select":
+		return indexSelectImpl(c)
+	case "gather":
+		return gatherImpl(c)
+	case "index_add":
+		return indexAddImpl(c)
+	case "scatter_add":
+		return scatterAddImpl(c)
+	case "embedding":
+		return embeddingImpl(c)
+	}
+	return nil, usagef("no oracle for op %q", c.Op)
+}

@@ -1,0 +1,331 @@
+package ops
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/fkc-playground/fkc/contract"
+	"github.com/fkc-playground/fkc/contracts"
+	"github.com/fkc-playground/fkc/kernels"
+	"github.com/fkc-playground/fkc/registry"
+	"github.com/fkc-playground/fkc/tensor"
+)
+
+// Engine dispatches calls to contract bindings. It is not safe for
+// concurrent use while links are being added.
+type Engine struct {
+	Reg   *registry.Registry
+	links map[string]Link // by entry_point
+}
+
+// Result is one served call.
+type Result struct {
+	Out      *tensor.Tensor
+	Call     *Call
+	Binding  *registry.Binding
+	Kernel   string // contract kernel name, e.g. "pad_reflect_b4"
+	Provider string // e.g. "fuel-vulkan-kernels"
+	Backend  string // contract backend, e.g. "Vulkan"
+}
+
+// ServedBy is the stderr line of `fkc run` (SPEC §5).
+func (r *Result) ServedBy() string {
+	return fmt.Sprintf("kernel %s (%s, %s)", r.Kernel, r.Provider, r.Backend)
+}
+
+// NewEngine builds an engine over a registry with the CPU links installed.
+func NewEngine(reg *registry.Registry) *Engine {
+	e := &Engine{Reg: reg, links: map[string]Link{}}
+	e.AddLinks(CPULinks())
+	return e
+}
+
+// NewDefault loads the embedded contracts (the four seeds plus this
+// project's own) and installs the CPU links.
+func NewDefault() (*Engine, error) {
+	docs, diags := contracts.LoadAll()
+	for _, d := range diags {
+		if d.Severity == "error" {
+			return nil, fmt.Errorf("embedded contracts: %s", d)
+		}
+	}
+	return NewEngine(registry.Build(docs)), nil
+}
+
+// AddLinks installs implementations (CPU links, or a GPU device's links).
+func (e *Engine) AddLinks(links []Link) {
+	for _, l := range links {
+		e.links[l.EntryPoint] = l
+	}
+}
+
+// AddGPU installs a GPU device's links (kernels/gpu.Links(dev)).
+func (e *Engine) AddGPU(links []Link) { e.AddLinks(links) }
+
+// LinkFor says which implementation serves an entry_point.
+func (e *Engine) LinkFor(entryPoint string) (where string, ok bool) {
+	l, ok := e.links[entryPoint]
+	if !ok {
+		return "not linked", false
+	}
+	return l.Where, true
+}
+
+// ContractBackend maps a user-facing backend name to the contracts' backend:
+// the GPU kernels are WGSL, run by wgpu on Vulkan natively and by the
+// browser's WebGPU in the playground.
+func ContractBackend(backend string) (string, error) {
+	switch strings.ToLower(backend) {
+	case "", "cpu":
+		return "Cpu", nil
+	case "vulkan", "webgpu", "gpu":
+		return "Vulkan", nil
+	}
+	return "", usagef("unknown backend %q (want cpu, vulkan or webgpu)", backend)
+}
+
+// Run parses flags, checks the inputs against the op's spec and dispatches.
+func (e *Engine) Run(backend, op string, flags []string, inputs map[string]*tensor.Tensor) (*Result, error) {
+	c, err := ParseFlags(op, flags)
+	if err != nil {
+		return nil, err
+	}
+	spec, _ := SpecFor(op)
+	for _, name := range spec.Inputs {
+		if inputs[name] == nil {
+			return nil, usagef("%s needs input %s (-i %s=FILE.npy); its inputs: %s", op, name, name, strings.Join(spec.Inputs, ", "))
+		}
+	}
+	for name := range inputs {
+		if !contains(spec.Inputs, name) {
+			return nil, usagef("%s has no input %q; its inputs: %s", op, name, strings.Join(spec.Inputs, ", "))
+		}
+	}
+	c.Inputs = inputs
+	return e.Dispatch(backend, c)
+}
+
+// Dispatch picks the binding for (op/variant, backend, dtypes) and runs it.
+func (e *Engine) Dispatch(backend string, c *Call) (*Result, error) {
+	cb, err := ContractBackend(backend)
+	if err != nil {
+		return nil, err
+	}
+	b, err := e.Select(cb, c)
+	if err != nil {
+		return nil, err
+	}
+	return e.RunBinding(b, c)
+}
+
+// serves reports whether binding b is linked to an implementation that
+// serves the call's op/variant.
+func (e *Engine) serves(b *registry.Binding, variant string) bool {
+	l, ok := e.links[b.Kernel.EntryPoint]
+	return ok && contains(l.Ops, variant)
+}
+
+// Select finds the binding on contract backend cb for the call. Bindings
+// that share a registry key (DuplicateKernelRef: sum_all and sum_dim, the
+// per-mode Vulkan pads, …) are told apart by the op/variant their link
+// serves; dtypes are matched positionally against the contract's inputs.
+func (e *Engine) Select(cb string, c *Call) (*registry.Binding, error) {
+	spec, _ := SpecFor(c.Op)
+	variant := c.Variant()
+	primary := c.Inputs[spec.Inputs[0]]
+	var sameOp, dtypeOK []*registry.Binding
+	for _, b := range e.Reg.Bindings {
+		if !e.serves(b, variant) {
+			continue
+		}
+		if b.Backend == cb {
+			sameOp = append(sameOp, b)
+		}
+		if b.Backend == cb && len(b.InputDTypes) > 0 && b.InputDTypes[0] == primary.DType {
+			dtypeOK = append(dtypeOK, b)
+		}
+	}
+	if len(dtypeOK) == 0 {
+		return nil, e.noBinding(cb, c, variant, primary.DType, sameOp)
+	}
+	// Secondary operands (indices, mask, src, upstream) must have the
+	// contract's dtype too.
+	for _, b := range dtypeOK {
+		if err := checkOperandDTypes(b, spec, c); err != nil {
+			return nil, err
+		}
+		return b, nil
+	}
+	panic("unreachable")
+}
+
+func checkOperandDTypes(b *registry.Binding, spec Spec, c *Call) error {
+	for i, in := range b.Kernel.Inputs {
+		if i >= len(spec.Inputs) || i >= len(b.InputDTypes) {
+			break
+		}
+		t := c.Inputs[spec.Inputs[i]]
+		if t.DType != b.InputDTypes[i] {
+			return kernels.Violatef(c.Op, "%s has dtype %s but %s %s takes %s (contract: %s.dtypes %v)",
+				spec.Inputs[i], t.DType, b.Kernel.Name, in.Name, b.InputDTypes[i], in.Name, in.DTypeNames)
+		}
+	}
+	return nil
+}
+
+// noBinding explains that no binding serves the call, and where the op is
+// available instead.
+func (e *Engine) noBinding(cb string, c *Call, variant string, dt tensor.DType, sameOp []*registry.Binding) error {
+	have := map[string]bool{}
+	for _, b := range sameOp {
+		have[b.InputDTypes[0].String()] = true
+	}
+	var msg strings.Builder
+	fmt.Fprintf(&msg, "no %s binding for %s with dtype %s", cb, variant, dt)
+	if len(have) > 0 {
+		fmt.Fprintf(&msg, " (%s %s is registered for %s only)", cb, variant, strings.Join(sortedKeys(have), ", "))
+	} else {
+		fmt.Fprintf(&msg, " (%s has no linked %s kernel)", cb, variant)
+	}
+	var elsewhere []string
+	for _, b := range e.Reg.Bindings {
+		if b.Backend != cb && len(b.InputDTypes) > 0 && b.InputDTypes[0] == dt && e.serves(b, variant) {
+			elsewhere = append(elsewhere, fmt.Sprintf("%s via %s", b.Backend, b.Kernel.Name))
+		}
+	}
+	if len(elsewhere) > 0 {
+		fmt.Fprintf(&msg, "; %s with %s runs on %s", variant, dt, strings.Join(elsewhere, ", "))
+	} else {
+		// Not linked on any loaded backend (e.g. no GPU device attached):
+		// say which contracts declare it anyway.
+		var declared []string
+		for _, b := range e.Reg.Bindings {
+			if b.Backend != cb && len(b.InputDTypes) > 0 && b.InputDTypes[0] == dt && e.declares(b, c.Op) {
+				declared = append(declared, fmt.Sprintf("%s via %s", b.Backend, b.Kernel.Name))
+			}
+		}
+		if len(declared) > 0 {
+			fmt.Fprintf(&msg, "; contracts declare it on %s", strings.Join(uniq(declared), ", "))
+		}
+	}
+	return &kernels.Violation{Op: c.Op, Msg: msg.String()}
+}
+
+// declares reports whether a binding's kernel is for the CLI op by name,
+// without needing a link (used for hints only).
+func (e *Engine) declares(b *registry.Binding, op string) bool {
+	k := b.Kernel.Name
+	switch op {
+	case "pad":
+		return strings.HasPrefix(k, "pad_") && !strings.HasPrefix(k, "pad_backward") || k == "pad"
+	case "pad_backward":
+		return strings.HasPrefix(k, "pad_backward")
+	}
+	return strings.HasPrefix(k, op)
+}
+
+// RunBinding runs a specific binding (the playground's "Try it" on a
+// kernel page does this too, so kernels that are not the default target
+// of an op — e.g. argindex_dim — stay reachable).
+func (e *Engine) RunBinding(b *registry.Binding, c *Call) (res *Result, err error) {
+	l, ok := e.links[b.Kernel.EntryPoint]
+	if !ok {
+		return nil, fmt.Errorf("%s: entry_point %s is not linked to an implementation in this build", b.Kernel.Name, b.Kernel.EntryPoint)
+	}
+	spec, _ := SpecFor(c.Op)
+	if err := checkOperandDTypes(b, spec, c); err != nil {
+		return nil, err
+	}
+	defer func() {
+		// A panic in a kernel is a bug, but the user gets an error, not a crash.
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%s: internal error: %v", b.Kernel.Name, r)
+		}
+	}()
+	out, err := l.Impl(c)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Out: out, Call: c, Binding: b, Kernel: b.Kernel.Name, Provider: b.Doc.Provider.Name, Backend: b.Backend}, nil
+}
+
+// CostSymbols are the values of the contracts' cost-formula symbols for a
+// served call (n, n_in, n_out, in_elem(s), out_elem(s), base_n, src_n,
+// ids_len, d, dtype_bytes).
+func CostSymbols(r *Result) map[string]float64 {
+	c := r.Call
+	spec, _ := SpecFor(c.Op)
+	x := c.Inputs[spec.Inputs[0]]
+	nx, no := float64(x.NumElems()), float64(r.Out.NumElems())
+	s := map[string]float64{"dtype_bytes": float64(x.DType.Size())}
+	in, out := nx, no
+	if c.Op == "pad_backward" { // the forward's input is grad_in, its output grad_out
+		in, out = no, nx
+	}
+	for _, k := range []string{"n_in", "in_elem", "in_elems"} {
+		s[k] = in
+	}
+	for _, k := range []string{"n_out", "out_elem", "out_elems"} {
+		s[k] = out
+	}
+	s["n"] = nx
+	switch c.Op {
+	case "index_select", "gather", "embedding":
+		s["n"] = no
+	case "index_add", "scatter_add":
+		s["base_n"] = nx
+		s["src_n"] = float64(c.Inputs["src"].NumElems())
+	}
+	if c.Op == "embedding" {
+		s["ids_len"] = float64(c.Inputs["ids"].NumElems())
+		if len(x.Shape) == 2 {
+			s["d"] = float64(x.Shape[1])
+		}
+	}
+	return s
+}
+
+// BytesMoved evaluates the served kernel's bytes_moved formula.
+func BytesMoved(r *Result) (float64, error) {
+	f := r.Binding.Kernel.Cost.BytesMoved
+	if f == "" {
+		return 0, errors.New("no bytes_moved formula")
+	}
+	ex, err := contract.ParseExpr(f)
+	if err != nil {
+		return 0, err
+	}
+	return ex.Eval(CostSymbols(r))
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func sortedKeys(m map[string]bool) []string {
+	var k []string
+	for s := range m {
+		k = append(k, s)
+	}
+	sort.Strings(k)
+	return k
+}
+
+func uniq(s []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, x := range s {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}

@@ -1,0 +1,232 @@
+package ops
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"math/rand"
+	"strings"
+
+	"github.com/fkc-playground/fkc/registry"
+	"github.com/fkc-playground/fkc/tensor"
+)
+
+// bitwiseOps are the ops whose every binding must equal the CPU oracle bit
+// for bit: pure data movement and exact extrema (SPEC §4, issue 4).
+var bitwiseOps = map[string]bool{
+	"pad": true, "pad_backward/constant": true, "masked_fill": true,
+	"max": true, "min": true, "argmax": true, "argmin": true, "reduce_max_to": true,
+	"index_select": true, "gather": true, "embedding": true,
+}
+
+// Bitwise reports whether a call's result must match the oracle bitwise.
+func Bitwise(c *Call) bool { return bitwiseOps[c.Op] || bitwiseOps[c.Variant()] }
+
+// Compare checks got against the CPU oracle for the call. Bitwise ops must
+// match exactly. Arithmetic ops that a backend may legitimately order
+// differently (tree sums, atomic accumulation, f32 accumulation of halves)
+// are checked against an f64 reference within
+//
+//	|got − ref| ≤ (k+2)·2⁻²⁴·Σ|terms| + ulp(dtype)·|ref|
+//
+// where k is the number of terms that can fold into one output (a bound on
+// any summation order's error with f32 accumulation) and Σ|terms| is the
+// same op run on |inputs| in f64. exact forces a bitwise comparison (the CPU
+// bindings are the oracle's own code paths). It returns a description of the first few
+// mismatches, or "".
+func Compare(c *Call, got *tensor.Tensor, exact bool) (string, error) {
+	want, err := Oracle(c)
+	if err != nil {
+		return "", fmt.Errorf("oracle: %v", err)
+	}
+	if got.DType != want.DType || !equalShape(got.Shape, want.Shape) {
+		return fmt.Sprintf("got %s, oracle %s", got, want), nil
+	}
+	if exact || Bitwise(c) || c.Inputs[firstInput(c)].DType == tensor.F64 {
+		return diffBits(got, want), nil
+	}
+	ref, abs, err := wideReference(c)
+	if err != nil {
+		return "", err
+	}
+	k := float64(c.Inputs[firstInput(c)].NumElems() + 2)
+	if s := c.Inputs["src"]; s != nil {
+		k += float64(s.NumElems())
+	}
+	ulp := map[tensor.DType]float64{tensor.F32: 0x1p-23, tensor.F16: 0x1p-10, tensor.BF16: 0x1p-7}[got.DType]
+	var bad []string
+	for i := 0; i < got.NumElems(); i++ {
+		g, r := got.At(i), ref.At(i)
+		if math.IsNaN(r) && math.IsNaN(g) || g == r {
+			continue
+		}
+		tol := k*0x1p-24*abs.At(i) + ulp*math.Abs(r)
+		if !(math.Abs(g-r) <= tol) {
+			bad = append(bad, fmt.Sprintf("[%d] got %v, f64 reference %v (tolerance %.3g)", i, g, r, tol))
+			if len(bad) == 4 {
+				break
+			}
+		}
+	}
+	return strings.Join(bad, "; "), nil
+}
+
+// wideReference runs the oracle on the inputs widened to f64, and on their
+// absolute values.
+func wideReference(c *Call) (ref, abs *tensor.Tensor, err error) {
+	wide := func(absolute bool) (*tensor.Tensor, error) {
+		w := *c
+		w.Inputs = map[string]*tensor.Tensor{}
+		for n, t := range c.Inputs {
+			if !t.DType.IsFloat() {
+				w.Inputs[n] = t
+				continue
+			}
+			f := tensor.New(tensor.F64, t.Shape)
+			for i := 0; i < t.NumElems(); i++ {
+				v := t.At(i)
+				if absolute {
+					v = math.Abs(v)
+				}
+				f.Set(i, v)
+			}
+			w.Inputs[n] = f
+		}
+		return Oracle(&w)
+	}
+	if ref, err = wide(false); err != nil {
+		return nil, nil, err
+	}
+	abs, err = wide(true)
+	return ref, abs, err
+}
+
+func diffBits(got, want *tensor.Tensor) string {
+	var bad []string
+	sz := got.DType.Size()
+	for i := 0; i < got.NumElems(); i++ {
+		g, w := got.Data[i*sz:(i+1)*sz], want.Data[i*sz:(i+1)*sz]
+		if string(g) != string(w) {
+			bad = append(bad, fmt.Sprintf("[%d] got %v (%x), oracle %v (%x)", i, got.At(i), g, want.At(i), w))
+			if len(bad) == 4 {
+				break
+			}
+		}
+	}
+	return strings.Join(bad, "; ")
+}
+
+func firstInput(c *Call) string {
+	s, _ := SpecFor(c.Op)
+	return s.Inputs[0]
+}
+
+func equalShape(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// VerifyReport counts `fkc verify` outcomes.
+type VerifyReport struct{ Passed, Failed, Skipped int }
+
+// Verify runs every linked binding of a backend (each kernel × dtype × the
+// op variants its link serves) on `cases` random valid calls and compares
+// with the CPU oracle. A binding whose implementation says it is not
+// available on this adapter (f64 atomics) is counted as skipped, with the
+// reason printed.
+func (e *Engine) Verify(backend string, seed int64, cases int, w io.Writer) (VerifyReport, error) {
+	var rep VerifyReport
+	cb, err := ContractBackend(backend)
+	if err != nil {
+		return rep, err
+	}
+	rng := rand.New(rand.NewSource(seed))
+	for _, b := range e.Reg.Bindings {
+		l, ok := e.links[b.Kernel.EntryPoint]
+		if b.Backend != cb || !ok {
+			continue
+		}
+		for _, variant := range l.Ops {
+			name := fmt.Sprintf("%s %s [%s]", b.Kernel.Name, variant, b.InputDTypes[0])
+			maxRank := 4
+			if strings.HasPrefix(b.Kernel.Inputs[0].Rank, "1..=") {
+				maxRank = 8
+			}
+			var fails []string
+			skipped := ""
+			for i := 0; i < cases; i++ {
+				c := RandomCall(rng, variant, b.InputDTypes[0], maxRank)
+				res, err := e.RunBinding(b, c)
+				if err != nil {
+					if IsUnavailable(err) {
+						skipped = err.Error()
+						break
+					}
+					fails = append(fails, fmt.Sprintf("case %d: %v", i, err))
+					continue
+				}
+				msg, err := Compare(c, res.Out, cb == "Cpu")
+				if err != nil {
+					fails = append(fails, fmt.Sprintf("case %d: %v", i, err))
+				} else if msg != "" {
+					fails = append(fails, fmt.Sprintf("case %d (%s %v): %s", i, describeInputs(c), c.Flags(), msg))
+				}
+			}
+			switch {
+			case skipped != "":
+				rep.Skipped++
+				fmt.Fprintf(w, "SKIP %s: %s\n", name, skipped)
+			case len(fails) > 0:
+				rep.Failed++
+				fmt.Fprintf(w, "FAIL %s: %d/%d cases: %s\n", name, len(fails), cases, fails[0])
+			default:
+				rep.Passed++
+				fmt.Fprintf(w, "ok   %s: %d cases\n", name, cases)
+			}
+		}
+	}
+	return rep, nil
+}
+
+func describeInputs(c *Call) string {
+	s, _ := SpecFor(c.Op)
+	parts := make([]string, 0, len(s.Inputs))
+	for _, n := range s.Inputs {
+		parts = append(parts, n+"="+c.Inputs[n].String())
+	}
+	return strings.Join(parts, " ")
+}
+
+// Unavailable marks a kernel this adapter cannot run (e.g. f64 atomics on
+// wgpu): the error says where it runs instead.
+type Unavailable struct{ Msg string }
+
+func (u *Unavailable) Error() string { return u.Msg }
+
+// IsUnavailable reports whether err says the kernel is not available on this
+// adapter (wording used by kernels/gpu).
+func IsUnavailable(err error) bool {
+	if _, ok := err.(*Unavailable); ok {
+		return true
+	}
+	return strings.Contains(err.Error(), "not available on this adapter")
+}
+
+// BindingsOn lists the linked bindings of a backend (for tests and docs).
+func (e *Engine) BindingsOn(backend string) []*registry.Binding {
+	cb, _ := ContractBackend(backend)
+	var out []*registry.Binding
+	for _, b := range e.Reg.Bindings {
+		if _, ok := e.links[b.Kernel.EntryPoint]; ok && b.Backend == cb {
+			out = append(out, b)
+		}
+	}
+	return out
+}
