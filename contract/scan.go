@@ -1,0 +1,233 @@
+package contract
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The document scanner: it splits an FKC document into its preamble, front
+// matter, title, prose and kernel sections. Line indices here are 0-based;
+// diagnostics add 1.
+
+type section struct {
+	heading     int    // line of "## …" (-1: a block outside any section)
+	headingText string // without the hashes
+	proseFrom   int    // first prose line
+	fence       int    // line of the ```fkc fence (-1: none)
+	blockFrom   int    // first block line
+	blockTo     int    // one past the last block line (the closing fence, or EOF)
+	truncated   bool   // no closing fence
+	extraFences []int  // further ```fkc fences in the same section
+}
+
+type layout struct {
+	lines      []string
+	preambleTo int // preamble is lines[:preambleTo]
+	fmOpen     int // line of the opening "---" (-1: no front matter)
+	fmClose    int // line of the closing "---" (-1: unclosed)
+	title      int // line of "# title" (-1: none)
+	proseFrom  int // document prose starts here …
+	proseTo    int // … and ends before the first section
+	sections   []*section
+	diags      []lineDiag
+}
+
+func splitLines(src []byte) []string {
+	s := string(src)
+	s = strings.TrimSuffix(s, "\n")
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
+}
+
+func trimCR(s string) string { return strings.TrimSuffix(s, "\r") }
+
+func isFence(s string) (info string, ok bool) {
+	t := strings.TrimSpace(s)
+	if !strings.HasPrefix(t, "```") {
+		return "", false
+	}
+	return strings.TrimSpace(strings.TrimLeft(t, "`")), true
+}
+
+func isHeading2(s string) bool { return strings.HasPrefix(trimCR(s), "## ") || trimCR(s) == "##" }
+
+func scanDoc(src []byte) *layout {
+	lines := splitLines(src)
+	L := &layout{lines: lines, fmOpen: -1, fmClose: -1, title: -1}
+	n := len(lines)
+	i := 0
+	// Preamble and front matter: the first "---" before any heading or fence.
+	for j := 0; j < n; j++ {
+		t := strings.TrimSpace(lines[j])
+		if t == "---" {
+			L.fmOpen = j
+			break
+		}
+		if strings.HasPrefix(t, "#") || strings.HasPrefix(t, "```") {
+			break
+		}
+	}
+	if L.fmOpen >= 0 {
+		L.preambleTo = L.fmOpen
+		for j := L.fmOpen + 1; j < n; j++ {
+			t := strings.TrimSpace(lines[j])
+			if t == "---" {
+				L.fmClose = j
+				break
+			}
+			if strings.HasPrefix(trimCR(lines[j]), "# ") || strings.HasPrefix(t, "```") || isHeading2(lines[j]) {
+				break
+			}
+		}
+		if L.fmClose < 0 {
+			L.diags = append(L.diags, lineDiag{L.fmOpen, "error", "front matter opened by --- is never closed by a second ---"})
+			// the front matter ends where the markdown starts
+			end := L.fmOpen + 1
+			for end < n && !strings.HasPrefix(trimCR(lines[end]), "#") && !strings.HasPrefix(strings.TrimSpace(lines[end]), "```") {
+				end++
+			}
+			L.fmClose = end // treated as the (missing) closing line
+			i = end
+		} else {
+			i = L.fmClose + 1
+		}
+	}
+	L.proseFrom, L.proseTo = i, n
+	var cur *section
+	inCode := false // a non-fkc fenced code block in prose
+	for ; i < n; i++ {
+		line := lines[i]
+		if info, ok := isFence(line); ok {
+			if inCode {
+				if info == "" {
+					inCode = false
+				}
+				continue
+			}
+			if info != "fkc" {
+				inCode = true
+				continue
+			}
+			// a ```fkc block
+			if cur == nil {
+				cur = &section{heading: -1, proseFrom: i, fence: -1}
+				L.sections = append(L.sections, cur)
+				if L.proseTo == n {
+					L.proseTo = i
+				}
+			}
+			if cur.fence >= 0 {
+				cur.extraFences = append(cur.extraFences, i)
+			}
+			j := i + 1
+			for ; j < n; j++ {
+				if info, ok := isFence(lines[j]); ok {
+					if info == "" {
+						break
+					}
+					if info == "fkc" {
+						break // an opening fence: this block was never closed
+					}
+				}
+			}
+			if cur.fence < 0 {
+				cur.fence, cur.blockFrom, cur.blockTo = i, i+1, j
+			}
+			if j >= n {
+				if cur.fence == i {
+					cur.truncated = true
+				}
+				i = n
+				break
+			}
+			if _, ok := isFence(lines[j]); ok && strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(lines[j]), "`")) == "fkc" {
+				// unclosed: end the block before the section heading that
+				// the missing fence swallowed, and resume there
+				end := j
+				for k := i + 1; k < j; k++ {
+					if isHeading2(lines[k]) {
+						end = k
+						break
+					}
+				}
+				if cur.fence == i {
+					cur.truncated = true
+					cur.blockTo = end
+				}
+				i = end - 1
+				continue
+			}
+			i = j
+			continue
+		}
+		if inCode {
+			continue
+		}
+		if L.title < 0 && cur == nil && strings.HasPrefix(trimCR(line), "# ") {
+			L.title = i
+			L.proseFrom = i + 1
+			continue
+		}
+		if isHeading2(line) {
+			cur = &section{heading: i, headingText: strings.TrimSpace(strings.TrimPrefix(trimCR(line), "##")), proseFrom: i + 1, fence: -1}
+			L.sections = append(L.sections, cur)
+			if L.proseTo == n {
+				L.proseTo = i
+			}
+		}
+	}
+	return L
+}
+
+// regions lists the YAML regions [from, to) the canonicalizer rewrites, with
+// their schema: the front matter, then every fkc block.
+type region struct {
+	from, to int
+	sc       *schema
+}
+
+func (L *layout) regions() []region {
+	var rs []region
+	if L.fmOpen >= 0 {
+		rs = append(rs, region{L.fmOpen + 1, L.fmClose, frontMatterSchema})
+	}
+	for _, s := range L.sections {
+		if s.fence >= 0 {
+			rs = append(rs, region{s.blockFrom, s.blockTo, blockSchema})
+		}
+	}
+	return rs
+}
+
+// text joins lines [from, to) trimming blank lines at both ends.
+func (L *layout) text(from, to int) string {
+	for from < to && strings.TrimSpace(L.lines[from]) == "" {
+		from++
+	}
+	for to > from && strings.TrimSpace(L.lines[to-1]) == "" {
+		to--
+	}
+	var b strings.Builder
+	for i := from; i < to; i++ {
+		b.WriteString(trimCR(L.lines[i]))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func headingName(h string) string {
+	f := strings.Fields(h)
+	if len(f) == 0 {
+		return ""
+	}
+	return strings.Trim(f[0], "`*")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
