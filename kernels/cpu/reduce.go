@@ -1,0 +1,628 @@
+package cpu
+
+import (
+	"math"
+
+	"github.com/fkc-playground/fkc/kernels"
+	"github.com/fkc-playground/fkc/tensor"
+)
+
+// The reduce family of fuel-reference-backend. The oracle accumulates in
+// the element dtype: an F32 sum adds in float32, and a half sum rounds
+// every partial sum to the half type (widen to f32, add, narrow with RNE —
+// f32 holds the exact result's double rounding harmlessly, 24 ≥ 2·11+2), so
+// 4096 f16 ones sum to 2048. Extrema use strict > / < from a ∓inf seed: NaN
+// never wins, all-NaN gives ∓inf, the first of a tie wins (which decides
+// the sign of a zero).
+//
+// Half inputs are widened exactly to f32 once and the float32 kernels run
+// with a rounder that narrows every arithmetic result back to the half type;
+// F32 and F64 run with no rounder. Results are half-representable, so
+// narrowing them on store is exact.
+
+type float interface{ ~float32 | ~float64 }
+
+type foldKind int
+
+const (
+	foldSum foldKind = iota
+	foldMax
+	foldMin
+)
+
+func identity[T float](k foldKind) T {
+	switch k {
+	case foldMax:
+		return T(math.Inf(-1))
+	case foldMin:
+		return T(math.Inf(1))
+	}
+	return 0
+}
+
+// fold is one step of the oracle's fold: acc + v (rounded to the dtype),
+// or the strict-compare extremum.
+func fold[T float](k foldKind, acc, v T, rnd func(T) T) T {
+	switch k {
+	case foldMax:
+		if v > acc {
+			return v
+		}
+		return acc
+	case foldMin:
+		if v < acc {
+			return v
+		}
+		return acc
+	}
+	s := acc + v
+	if rnd != nil {
+		s = rnd(s)
+	}
+	return s
+}
+
+// floatData is a float operand as the kernels compute on it.
+type floatData struct {
+	dt  tensor.DType
+	f32 []float32 // F32 data, or a half operand widened exactly
+	f64 []float64
+	rnd func(float32) float32 // in-dtype rounding; nil for F32 (and F64)
+}
+
+func loadFloat(t *tensor.Tensor) floatData {
+	d := floatData{dt: t.DType}
+	switch t.DType {
+	case tensor.F32:
+		d.f32 = t.F32()
+	case tensor.F64:
+		d.f64 = t.F64()
+	default:
+		h := t.U16()
+		d.f32 = make([]float32, len(h))
+		for i, v := range h {
+			d.f32[i] = tensor.HalfToF32(t.DType, v)
+		}
+		d.rnd = halfRounder(t.DType)
+	}
+	return d
+}
+
+func halfRounder(dt tensor.DType) func(float32) float32 {
+	if dt == tensor.BF16 {
+		return func(f float32) float32 { return tensor.BF16ToF32(tensor.BF16FromF32(f)) }
+	}
+	return func(f float32) float32 { return tensor.F16ToF32(tensor.F16FromF32(f)) }
+}
+
+// storeFloat builds a dtype-dt tensor from computed values (one of f32/f64).
+func storeFloat(dt tensor.DType, shape []int, f32 []float32, f64 []float64) *tensor.Tensor {
+	out := tensor.New(dt, shape)
+	switch dt {
+	case tensor.F32:
+		copy(out.F32(), f32)
+	case tensor.F64:
+		copy(out.F64(), f64)
+	default:
+		o := out.U16()
+		for i, v := range f32 {
+			o[i] = tensor.HalfFromF32(dt, v)
+		}
+	}
+	return out
+}
+
+// apply runs a kernel written once over T on x's data: k32 for F32 and the
+// halves (with their rounder), k64 for F64. out is allocated at outShape.
+func apply(x *tensor.Tensor, outShape []int,
+	k32 func(in, out []float32, rnd func(float32) float32),
+	k64 func(in, out []float64)) *tensor.Tensor {
+	d := loadFloat(x)
+	n := tensor.NumElems(outShape)
+	if x.DType == tensor.F64 {
+		out := make([]float64, n)
+		k64(d.f64, out)
+		return storeFloat(x.DType, outShape, nil, out)
+	}
+	out := make([]float32, n)
+	k32(d.f32, out, d.rnd)
+	return storeFloat(x.DType, outShape, out, nil)
+}
+
+// countAs converts an element count to the dtype ("n converted to the
+// dtype"): exact in f32 for every count this package accepts, then narrowed
+// to the half type (f64→f32→half, as tensor.HalfFromF64).
+func countAs(dt tensor.DType, n int) float64 {
+	switch dt {
+	case tensor.F64:
+		return float64(n)
+	case tensor.F32:
+		return float64(float32(n))
+	}
+	return float64(tensor.HalfToF32(dt, tensor.HalfFromF64(dt, float64(n))))
+}
+
+func checkFloatX(op string, x *tensor.Tensor) error {
+	return kernels.CheckOperand(op, "x", x, kernels.FloatDTypes)
+}
+
+// ---- reductions to a scalar ----
+
+// SumAll is sum_all: a single in-dtype fold in flat order from +0 (empty
+// → 0); rank-0 output.
+func SumAll(x *tensor.Tensor) (*tensor.Tensor, error) { return reduceAll("sum_all", x, foldSum, false) }
+
+// MaxAll is max_all: strict > from -inf (empty or all-NaN → -inf).
+func MaxAll(x *tensor.Tensor) (*tensor.Tensor, error) { return reduceAll("max_all", x, foldMax, false) }
+
+// MinAll is min_all: strict < from +inf (empty or all-NaN → +inf).
+func MinAll(x *tensor.Tensor) (*tensor.Tensor, error) { return reduceAll("min_all", x, foldMin, false) }
+
+// MeanAll is mean_all: the in-dtype sum divided by n converted to the
+// dtype, rounded to the dtype; empty → NaN.
+func MeanAll(x *tensor.Tensor) (*tensor.Tensor, error) { return reduceAll("mean_all", x, foldSum, true) }
+
+func reduceAll(op string, x *tensor.Tensor, k foldKind, mean bool) (*tensor.Tensor, error) {
+	if err := checkFloatX(op, x); err != nil {
+		return nil, err
+	}
+	n := x.NumElems()
+	div := countAs(x.DType, n)
+	return apply(x, []int{},
+		func(in, out []float32, rnd func(float32) float32) {
+			out[0] = foldAll(k, in, rnd)
+			if mean {
+				out[0] = meanOf(out[0], float32(div), n, rnd)
+			}
+		},
+		func(in, out []float64) {
+			out[0] = foldAll(k, in, nil)
+			if mean {
+				out[0] = meanOf(out[0], div, n, nil)
+			}
+		}), nil
+}
+
+func meanOf[T float](sum, div T, n int, rnd func(T) T) T {
+	if n == 0 {
+		return T(math.NaN())
+	}
+	q := sum / div
+	if rnd != nil {
+		q = rnd(q)
+	}
+	return q
+}
+
+// foldAll is the single flat-order pass. The sum keeps one accumulator (the
+// oracle's order); only the loop shape is specialised.
+func foldAll[T float](k foldKind, x []T, rnd func(T) T) T {
+	acc := identity[T](k)
+	switch {
+	case k == foldSum && rnd == nil:
+		for _, v := range x {
+			acc += v
+		}
+	case k == foldSum:
+		for _, v := range x {
+			acc = rnd(acc + v)
+		}
+	case k == foldMax:
+		for _, v := range x {
+			if v > acc {
+				acc = v
+			}
+		}
+	default:
+		for _, v := range x {
+			if v < acc {
+				acc = v
+			}
+		}
+	}
+	return acc
+}
+
+// ---- reductions along one dim ----
+
+// SumDim is sum_dim: one axis summed in the dtype and removed (no keepdim).
+func SumDim(x *tensor.Tensor, dim int) (*tensor.Tensor, error) {
+	return reduceDim("sum_dim", x, dim, foldSum, false, false)
+}
+
+// MaxDim is max_dim: strict > from -inf per slot, axis removed.
+func MaxDim(x *tensor.Tensor, dim int) (*tensor.Tensor, error) {
+	return reduceDim("max_dim", x, dim, foldMax, false, false)
+}
+
+// MinDim is min_dim: strict < from +inf per slot, axis removed.
+func MinDim(x *tensor.Tensor, dim int) (*tensor.Tensor, error) {
+	return reduceDim("min_dim", x, dim, foldMin, false, false)
+}
+
+// MeanDim is mean_dim: each slot's in-dtype sum divided by the axis length
+// converted to the dtype (an empty axis gives 0/0 = NaN).
+func MeanDim(x *tensor.Tensor, dim int) (*tensor.Tensor, error) {
+	return reduceDim("mean_dim", x, dim, foldSum, true, false)
+}
+
+func reduceDim(op string, x *tensor.Tensor, dim int, k foldKind, mean, ref bool) (*tensor.Tensor, error) {
+	if err := checkFloatX(op, x); err != nil {
+		return nil, err
+	}
+	if err := kernels.CheckDim(op, "x", dim, x.Rank()); err != nil {
+		return nil, err
+	}
+	outer, n, inner := split3(x.Shape, dim)
+	div := countAs(x.DType, n)
+	return apply(x, kernels.DropDim(x.Shape, dim),
+		func(in, out []float32, rnd func(float32) float32) {
+			if ref {
+				foldDimRef(k, in, out, x.Shape, dim, rnd)
+			} else {
+				foldDim(k, in, out, outer, n, inner, rnd)
+			}
+			if mean {
+				divideAll(out, float32(div), rnd)
+			}
+		},
+		func(in, out []float64) {
+			if ref {
+				foldDimRef(k, in, out, x.Shape, dim, nil)
+			} else {
+				foldDim(k, in, out, outer, n, inner, nil)
+			}
+			if mean {
+				divideAll(out, div, nil)
+			}
+		}), nil
+}
+
+func divideAll[T float](out []T, div T, rnd func(T) T) {
+	for i, s := range out {
+		q := s / div
+		if rnd != nil {
+			q = rnd(q)
+		}
+		out[i] = q
+	}
+}
+
+// foldDimRef is the oracle's reduce_dim: one accumulator per output slot,
+// one pass over the input in flat order, each flat index unflattened and
+// projected to its slot by dropping the reduced coordinate.
+func foldDimRef[T float](k foldKind, x, out []T, shape []int, dim int, rnd func(T) T) {
+	for i := range out {
+		out[i] = identity[T](k)
+	}
+	outShape := kernels.DropDim(shape, dim)
+	outStr := tensor.Strides(outShape)
+	coord := make([]int, len(shape))
+	for i, v := range x {
+		unflatten(i, shape, coord)
+		s := 0
+		for a, c := range coord {
+			switch {
+			case a < dim:
+				s += c * outStr[a]
+			case a > dim:
+				s += c * outStr[a-1]
+			}
+		}
+		out[s] = fold(k, out[s], v, rnd)
+	}
+}
+
+// foldDim is the fast reduce_dim over x viewed as [outer, n, inner]. With
+// inner > 1 it adds whole rows (slot k of row o takes x[o, j, k] for
+// j = 0, 1, …); with inner == 1 it runs four output slots side by side, each
+// still folding its own axis in order 0..n-1. Either way every slot sees
+// exactly the reference's sequence of operations: bitwise the same.
+func foldDim[T float](k foldKind, x, out []T, outer, n, inner int, rnd func(T) T) {
+	id := identity[T](k)
+	for i := range out {
+		out[i] = id
+	}
+	if inner == 1 {
+		o := 0
+		for ; o+4 <= outer; o += 4 {
+			r0, r1, r2, r3 := x[o*n:(o+1)*n], x[(o+1)*n:(o+2)*n], x[(o+2)*n:(o+3)*n], x[(o+3)*n:(o+4)*n]
+			a0, a1, a2, a3 := id, id, id, id
+			switch {
+			case k == foldSum && rnd == nil:
+				for j := range r0 {
+					a0 += r0[j]
+					a1 += r1[j]
+					a2 += r2[j]
+					a3 += r3[j]
+				}
+			case k == foldMax:
+				for j := range r0 {
+					if r0[j] > a0 {
+						a0 = r0[j]
+					}
+					if r1[j] > a1 {
+						a1 = r1[j]
+					}
+					if r2[j] > a2 {
+						a2 = r2[j]
+					}
+					if r3[j] > a3 {
+						a3 = r3[j]
+					}
+				}
+			default:
+				a0, a1, a2, a3 = foldAll(k, r0, rnd), foldAll(k, r1, rnd), foldAll(k, r2, rnd), foldAll(k, r3, rnd)
+			}
+			out[o], out[o+1], out[o+2], out[o+3] = a0, a1, a2, a3
+		}
+		for ; o < outer; o++ {
+			out[o] = foldAll(k, x[o*n:(o+1)*n], rnd)
+		}
+		return
+	}
+	for o := 0; o < outer; o++ {
+		acc := out[o*inner : (o+1)*inner]
+		for j := 0; j < n; j++ {
+			row := x[(o*n+j)*inner : (o*n+j+1)*inner]
+			switch {
+			case k == foldSum && rnd == nil:
+				for i, v := range row {
+					acc[i] += v
+				}
+			case k == foldSum:
+				for i, v := range row {
+					acc[i] = rnd(acc[i] + v)
+				}
+			case k == foldMax:
+				for i, v := range row {
+					if v > acc[i] {
+						acc[i] = v
+					}
+				}
+			default:
+				for i, v := range row {
+					if v < acc[i] {
+						acc[i] = v
+					}
+				}
+			}
+		}
+	}
+}
+
+// ---- arg-index reductions ----
+
+// ArgMaxDim is argmax_dim: the U32 index of the maximum along dim, dim
+// removed. Per slot it seeds with element 0 of the axis and takes k ≥ 1 only
+// on a strict v > best, so ties go to the smallest index and a NaN at
+// element 0 stays the winner (nothing compares greater than NaN). An empty
+// axis is an error.
+func ArgMaxDim(x *tensor.Tensor, dim int) (*tensor.Tensor, error) {
+	return argDim("argmax_dim", x, dim, true, false)
+}
+
+// ArgMinDim is argmin_dim: as ArgMaxDim with a strict v < best.
+func ArgMinDim(x *tensor.Tensor, dim int) (*tensor.Tensor, error) {
+	return argDim("argmin_dim", x, dim, false, false)
+}
+
+func argDim(op string, x *tensor.Tensor, dim int, max, ref bool) (*tensor.Tensor, error) {
+	if err := checkFloatX(op, x); err != nil {
+		return nil, err
+	}
+	if err := kernels.CheckDim(op, "x", dim, x.Rank()); err != nil {
+		return nil, err
+	}
+	outer, n, inner := split3(x.Shape, dim)
+	if n == 0 {
+		return nil, kernels.Violatef(op, "axis %d of x %s is empty: there is no element to index (contract: reduced axis non-empty)", dim, x)
+	}
+	if err := kernels.CheckAxisIndexable(op, n); err != nil {
+		return nil, err
+	}
+	out := tensor.New(tensor.U32, kernels.DropDim(x.Shape, dim))
+	idx := out.U32()
+	d := loadFloat(x)
+	switch {
+	case ref && d.f64 != nil:
+		argDimRef(d.f64, idx, x.Shape, dim, max)
+	case ref:
+		argDimRef(d.f32, idx, x.Shape, dim, max)
+	case d.f64 != nil:
+		argDimFast(d.f64, idx, outer, n, inner, max)
+	default:
+		argDimFast(d.f32, idx, outer, n, inner, max)
+	}
+	return out, nil
+}
+
+// argDimRef is the oracle's argindex_dim: per output slot, build the seed
+// input index (reduced coordinate 0), read best = x[base], scan k in 1..n
+// at base + k*stride[dim], update on a strict win.
+func argDimRef[T float](x []T, out []uint32, shape []int, dim int, max bool) {
+	outShape := kernels.DropDim(shape, dim)
+	inStr := tensor.Strides(shape)
+	coord := make([]int, len(outShape))
+	n := shape[dim]
+	for s := range out {
+		unflatten(s, outShape, coord)
+		base := 0
+		for a, c := range coord {
+			if a < dim {
+				base += c * inStr[a]
+			} else {
+				base += c * inStr[a+1]
+			}
+		}
+		best, bi := x[base], 0
+		for k := 1; k < n; k++ {
+			v := x[base+k*inStr[dim]]
+			if (max && v > best) || (!max && v < best) {
+				best, bi = v, k
+			}
+		}
+		out[s] = uint32(bi)
+	}
+}
+
+// argDimFast scans [outer, n, inner] row-wise; each slot still compares its
+// axis elements in order 1..n-1 against the running best, so the winner is
+// the reference's.
+func argDimFast[T float](x []T, out []uint32, outer, n, inner int, max bool) {
+	best := make([]T, inner)
+	for o := 0; o < outer; o++ {
+		idx := out[o*inner : (o+1)*inner]
+		copy(best, x[o*n*inner:(o*n+1)*inner])
+		for j := 1; j < n; j++ {
+			row := x[(o*n+j)*inner : (o*n+j+1)*inner]
+			if max {
+				for i, v := range row {
+					if v > best[i] {
+						best[i], idx[i] = v, uint32(j)
+					}
+				}
+			} else {
+				for i, v := range row {
+					if v < best[i] {
+						best[i], idx[i] = v, uint32(j)
+					}
+				}
+			}
+		}
+	}
+}
+
+// ---- reduce to a broadcast-compatible shape ----
+
+// ReduceSumTo is reduce_sum_to: target is left-padded with 1s to x's rank
+// (kernels.AlignTarget); each collapsed axis is summed in the dtype from
+// +0, in x's flat order. The output has the target shape as given.
+func ReduceSumTo(x *tensor.Tensor, target []int) (*tensor.Tensor, error) {
+	return reduceTo("reduce_sum_to", x, target, foldSum)
+}
+
+// ReduceMaxTo is reduce_max_to: as ReduceSumTo with a strict > from -inf.
+func ReduceMaxTo(x *tensor.Tensor, target []int) (*tensor.Tensor, error) {
+	return reduceTo("reduce_max_to", x, target, foldMax)
+}
+
+func reduceTo(op string, x *tensor.Tensor, target []int, k foldKind) (*tensor.Tensor, error) {
+	if err := checkFloatX(op, x); err != nil {
+		return nil, err
+	}
+	al, err := kernels.AlignTarget(op, x.Shape, target)
+	if err != nil {
+		return nil, err
+	}
+	return apply(x, target,
+		func(in, out []float32, rnd func(float32) float32) { foldTo(k, in, out, x.Shape, al, rnd) },
+		func(in, out []float64) { foldTo(k, in, out, x.Shape, al, nil) }), nil
+}
+
+// foldTo walks x in flat order with an odometer and folds each element into
+// its projected slot (collapsed axes clamp to coordinate 0).
+func foldTo[T float](k foldKind, x, out []T, inShape, al []int, rnd func(T) T) {
+	for i := range out {
+		out[i] = identity[T](k)
+	}
+	p := newProjector(inShape, al)
+	for _, v := range x {
+		out[p.slot] = fold(k, out[p.slot], v, rnd)
+		p.next()
+	}
+}
+
+// projector walks a shape in flat order, tracking the slot each position
+// projects to in an aligned target (stride 0 along collapsed axes).
+type projector struct {
+	shape, coord, str []int
+	slot              int
+}
+
+func newProjector(inShape, al []int) *projector {
+	p := &projector{shape: inShape, coord: make([]int, len(inShape)), str: tensor.Strides(al)}
+	for d := range al {
+		if al[d] != inShape[d] {
+			p.str[d] = 0
+		}
+	}
+	return p
+}
+
+func (p *projector) next() {
+	for d := len(p.shape) - 1; d >= 0; d-- {
+		p.coord[d]++
+		p.slot += p.str[d]
+		if p.coord[d] < p.shape[d] {
+			return
+		}
+		p.slot -= p.coord[d] * p.str[d]
+		p.coord[d] = 0
+	}
+}
+
+// ReduceMaxToBackward is reduce_max_to_backward, step by step in the dtype:
+// y = reduce_max_to(x); mask = x == broadcast(y) (1 or 0); count =
+// reduce_sum_to(mask) (so a half count stalls where the half type does);
+// scaled = upstream / max(count, 1); grad = broadcast(scaled) * mask. The
+// last product is taken literally: a masked-out position gets scaled * 0,
+// which is -0 for a negative upstream and NaN for an infinite one.
+// upstream must have exactly the target shape and x's dtype.
+func ReduceMaxToBackward(x, upstream *tensor.Tensor, target []int) (*tensor.Tensor, error) {
+	const op = "reduce_max_to_backward"
+	if err := checkFloatX(op, x); err != nil {
+		return nil, err
+	}
+	if err := kernels.CheckOperand(op, "upstream", upstream, kernels.FloatDTypes); err != nil {
+		return nil, err
+	}
+	if err := kernels.CheckSameDType(op, "x", x, "upstream", upstream); err != nil {
+		return nil, err
+	}
+	al, err := kernels.AlignTarget(op, x.Shape, target)
+	if err != nil {
+		return nil, err
+	}
+	if !kernels.SameShape(upstream.Shape, target) {
+		return nil, kernels.Violatef(op, "upstream shape %v differs from the target shape %v (contract: upstream same_as=out_shape)", upstream.Shape, target)
+	}
+	u := loadFloat(upstream)
+	return apply(x, x.Shape,
+		func(in, out []float32, rnd func(float32) float32) { maxToBackward(in, u.f32, out, x.Shape, al, rnd) },
+		func(in, out []float64) { maxToBackward(in, u.f64, out, x.Shape, al, nil) }), nil
+}
+
+func maxToBackward[T float](x, up, grad []T, inShape, al []int, rnd func(T) T) {
+	r := func(v T) T {
+		if rnd != nil {
+			return rnd(v)
+		}
+		return v
+	}
+	m := len(up)
+	y := make([]T, m)
+	foldTo(foldMax, x, y, inShape, al, nil)
+	mask := make([]T, len(x))
+	p := newProjector(inShape, al)
+	for i, v := range x {
+		if v == y[p.slot] {
+			mask[i] = 1
+		}
+		p.next()
+	}
+	count := make([]T, m)
+	foldTo(foldSum, mask, count, inShape, al, rnd)
+	scaled := make([]T, m)
+	for s, c := range count {
+		if c < 1 {
+			c = 1
+		}
+		scaled[s] = r(up[s] / c)
+	}
+	p = newProjector(inShape, al)
+	for i := range grad {
+		grad[i] = r(scaled[p.slot] * mask[i])
+		p.next()
+	}
+}
