@@ -1,0 +1,76 @@
+// Package contracts embeds the FKC documents this project ships: the four
+// seed contracts (seeds/, byte-identical copies of the user's documents,
+// never edited) and this project's own contracts (project/*.md, for the
+// implementations no seed describes).
+package contracts
+
+import (
+	"embed"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/fkc-playground/fkc/contract"
+)
+
+// FS holds seeds/*.md and project/ (all:project keeps the directory
+// embeddable while it only holds .keep).
+//
+//go:embed seeds/*.md all:project
+var FS embed.FS
+
+// Dir is the repository path of this package; documents are reported as
+// "contracts/seeds/NAME.md" so diagnostics point at the real files.
+const Dir = "contracts"
+
+// Files lists the embedded FKC documents (seeds first, then project), by
+// their path inside FS.
+func Files() []string {
+	var out []string
+	for _, dir := range []string{"seeds", "project"} {
+		ents, err := fs.ReadDir(FS, dir)
+		if err != nil {
+			continue
+		}
+		var names []string
+		for _, e := range ents {
+			if !e.IsDir() && strings.HasSuffix(e.Name(), ".md") {
+				names = append(names, path.Join(dir, e.Name()))
+			}
+		}
+		sort.Strings(names)
+		out = append(out, names...)
+	}
+	return out
+}
+
+// LoadAll parses every embedded document: the seeds and the project's own.
+func LoadAll() ([]*contract.Document, []contract.Diagnostic) { return load(Files()) }
+
+// LoadSeeds parses only the four seed documents.
+func LoadSeeds() ([]*contract.Document, []contract.Diagnostic) {
+	var seeds []string
+	for _, f := range Files() {
+		if strings.HasPrefix(f, "seeds/") {
+			seeds = append(seeds, f)
+		}
+	}
+	return load(seeds)
+}
+
+func load(files []string) ([]*contract.Document, []contract.Diagnostic) {
+	var docs []*contract.Document
+	var diags []contract.Diagnostic
+	for _, f := range files {
+		src, err := FS.ReadFile(f)
+		if err != nil {
+			diags = append(diags, contract.Diagnostic{File: path.Join(Dir, f), Severity: "error", Msg: err.Error()})
+			continue
+		}
+		d, ds := contract.Parse(path.Join(Dir, f), src)
+		docs = append(docs, d)
+		diags = append(diags, ds...)
+	}
+	return docs, diags
+}
