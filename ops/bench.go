@@ -27,7 +27,9 @@ func fill(rng *rand.Rand, dt tensor.DType, shape ...int) *tensor.Tensor {
 	return t
 }
 
-func idx(rng *rand.Rand, bound int, shape ...int) *tensor.Tensor { return randIndices(rng, shape, bound) }
+func idx(rng *rand.Rand, bound int, shape ...int) *tensor.Tensor {
+	return randIndices(rng, shape, bound)
+}
 
 var pad2 = []kernels.Pad{{}, {}, {Before: 2, After: 2}, {Before: 2, After: 2}}
 

@@ -55,8 +55,8 @@ var (
 		}
 		return cpu.ArgMaxDim(c.Inputs["x"], c.Dim)
 	}
-	reduceSumToImpl = func(c *Call) (*tensor.Tensor, error) { return cpu.ReduceSumTo(c.Inputs["x"], c.Shape) }
-	reduceMaxToImpl = func(c *Call) (*tensor.Tensor, error) { return cpu.ReduceMaxTo(c.Inputs["x"], c.Shape) }
+	reduceSumToImpl   = func(c *Call) (*tensor.Tensor, error) { return cpu.ReduceSumTo(c.Inputs["x"], c.Shape) }
+	reduceMaxToImpl   = func(c *Call) (*tensor.Tensor, error) { return cpu.ReduceMaxTo(c.Inputs["x"], c.Shape) }
 	reduceMaxToBwImpl = func(c *Call) (*tensor.Tensor, error) {
 		return cpu.ReduceMaxToBackward(c.Inputs["x"], c.Inputs["upstream"], c.Shape)
 	}

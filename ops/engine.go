@@ -3,7 +3,6 @@ package ops
 import (
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/fkc-playground/fkc/contract"
@@ -178,14 +177,15 @@ func checkOperandDTypes(b *registry.Binding, spec Spec, c *Call) error {
 // noBinding explains that no binding serves the call, and where the op is
 // available instead.
 func (e *Engine) noBinding(cb string, c *Call, variant string, dt tensor.DType, sameOp []*registry.Binding) error {
-	have := map[string]bool{}
+	var have []string
 	for _, b := range sameOp {
-		have[b.InputDTypes[0].String()] = true
+		have = append(have, b.InputDTypes[0].String())
 	}
+	have = uniq(have)
 	var msg strings.Builder
 	fmt.Fprintf(&msg, "no %s binding for %s with dtype %s", cb, variant, dt)
 	if len(have) > 0 {
-		fmt.Fprintf(&msg, " (%s %s is registered for %s only)", cb, variant, strings.Join(sortedKeys(have), ", "))
+		fmt.Fprintf(&msg, " (%s %s is registered for %s only)", cb, variant, strings.Join(have, ", "))
 	} else {
 		fmt.Fprintf(&msg, " (%s has no linked %s kernel)", cb, variant)
 	}
@@ -202,7 +202,7 @@ func (e *Engine) noBinding(cb string, c *Call, variant string, dt tensor.DType, 
 		// say which contracts declare it anyway.
 		var declared []string
 		for _, b := range e.Reg.Bindings {
-			if b.Backend != cb && len(b.InputDTypes) > 0 && b.InputDTypes[0] == dt && e.declares(b, c.Op) {
+			if b.Backend != cb && len(b.InputDTypes) > 0 && b.InputDTypes[0] == dt && declares(b, variant) {
 				declared = append(declared, fmt.Sprintf("%s via %s", b.Backend, b.Kernel.Name))
 			}
 		}
@@ -213,17 +213,20 @@ func (e *Engine) noBinding(cb string, c *Call, variant string, dt tensor.DType, 
 	return &kernels.Violation{Op: c.Op, Msg: msg.String()}
 }
 
-// declares reports whether a binding's kernel is for the CLI op by name,
-// without needing a link (used for hints only).
-func (e *Engine) declares(b *registry.Binding, op string) bool {
+// declares guesses from the kernel's name whether it is for op/variant,
+// without needing a link (used for hints only, when the backend that would
+// serve the call is not attached).
+func declares(b *registry.Binding, variant string) bool {
 	k := b.Kernel.Name
+	op, sub, _ := cutSlash(variant)
+	mode := map[string]string{"constant": "const", "reflect": "reflect", "replicate": "replicate"}[sub]
 	switch op {
 	case "pad":
-		return strings.HasPrefix(k, "pad_") && !strings.HasPrefix(k, "pad_backward") || k == "pad"
+		return k == "pad" || strings.HasPrefix(k, "pad_") && !strings.HasPrefix(k, "pad_backward") && strings.Contains(k, mode)
 	case "pad_backward":
-		return strings.HasPrefix(k, "pad_backward")
+		return strings.HasPrefix(k, "pad_backward") && strings.Contains(k, mode)
 	}
-	return strings.HasPrefix(k, op)
+	return strings.HasPrefix(k, op) && (sub == "" || strings.HasSuffix(k, "_"+sub))
 }
 
 // RunBinding runs a specific binding (the playground's "Try it" on a
@@ -307,15 +310,6 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-func sortedKeys(m map[string]bool) []string {
-	var k []string
-	for s := range m {
-		k = append(k, s)
-	}
-	sort.Strings(k)
-	return k
 }
 
 func uniq(s []string) []string {
