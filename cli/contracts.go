@@ -1,0 +1,407 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/fkc-playground/fkc/contract"
+	"github.com/fkc-playground/fkc/contracts"
+	"github.com/fkc-playground/fkc/registry"
+)
+
+// LinkStatus says which implementation of this project serves a contract
+// entry_point ("kernels/cpu.Pad", …). The binary sets it from the dispatch
+// engine's link table (ops.Engine.LinkFor has this signature); when nil,
+// every entry point is shown as "not linked".
+var LinkStatus func(entryPoint string) (where string, linked bool)
+
+func linkOf(entryPoint string) (string, bool) {
+	if LinkStatus == nil {
+		return "not linked", false
+	}
+	return LinkStatus(entryPoint)
+}
+
+// cmdArgs splits args into the known boolean flags and the operands. Flags
+// may come anywhere; "--" ends flags. An unknown flag is a usage error.
+func cmdArgs(cmd string, args []string, known ...string) (flags map[string]bool, rest []string, err error) {
+	flags = map[string]bool{}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return flags, append(rest, args[i+1:]...), nil
+		}
+		if strings.HasPrefix(a, "-") && a != "-" {
+			name := strings.TrimLeft(a, "-")
+			ok := false
+			for _, k := range known {
+				ok = ok || k == name
+			}
+			if !ok {
+				return nil, nil, fmt.Errorf("%s: unknown flag %s", cmd, a)
+			}
+			flags[name] = true
+			continue
+		}
+		rest = append(rest, a)
+	}
+	return flags, rest, nil
+}
+
+// expand turns FILE|DIR operands into FKC document paths: a directory
+// contributes every *.md below it, sorted; a file is taken as given.
+func expand(paths []string) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		if !st.IsDir() {
+			out = append(out, p)
+			continue
+		}
+		var found []string
+		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() && strings.HasSuffix(d.Name(), ".md") {
+				found = append(found, path)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		sort.Strings(found)
+		out = append(out, found...)
+	}
+	return out, nil
+}
+
+// loadPaths loads the documents named by FILE|DIR operands, or the embedded
+// contracts when there are none. Explicit files that are not .md documents
+// are skipped with a note on stderr (so `fkc lint contracts/*` works).
+func loadPaths(cmd string, paths []string, stderr io.Writer) ([]*contract.Document, []contract.Diagnostic, error) {
+	if len(paths) == 0 {
+		docs, diags := contracts.LoadAll()
+		return docs, diags, nil
+	}
+	files, err := expand(paths)
+	if err != nil {
+		return nil, nil, err
+	}
+	var docs []*contract.Document
+	var diags []contract.Diagnostic
+	for _, f := range files {
+		if !strings.HasSuffix(f, ".md") {
+			fmt.Fprintf(stderr, "fkc %s: skipping %s: not an FKC document (.md)\n", cmd, f)
+			continue
+		}
+		d, ds := contract.LoadFile(f)
+		if d != nil {
+			docs = append(docs, d)
+		}
+		diags = append(diags, ds...)
+	}
+	return docs, diags, nil
+}
+
+func sortDiags(ds []contract.Diagnostic) {
+	sort.SliceStable(ds, func(i, j int) bool {
+		if ds[i].File != ds[j].File {
+			return ds[i].File < ds[j].File
+		}
+		return ds[i].Line < ds[j].Line
+	})
+}
+
+// Contracts implements `fkc contracts [--json] [FILE|DIR ...]`: providers,
+// kernels, bindings (dtypes) and link status, of the given documents or of
+// the embedded ones. Exit status: 0, or 1 when a document has errors (they
+// are printed to stderr; `fkc lint` explains them), 2 on usage errors.
+func Contracts(args []string, stdout, stderr io.Writer) int {
+	flags, paths, err := cmdArgs("contracts", args, "json", "h", "help")
+	if err != nil {
+		fmt.Fprintf(stderr, "fkc %v\nusage: fkc contracts [--json] [FILE|DIR ...]\n", err)
+		return 2
+	}
+	if flags["h"] || flags["help"] {
+		fmt.Fprintln(stdout, "usage: fkc contracts [--json] [FILE|DIR ...]  (no operands: the embedded contracts)")
+		return 0
+	}
+	docs, diags, err := loadPaths("contracts", paths, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "fkc: %v\n", err)
+		return 1
+	}
+	reg := registry.Build(docs)
+	status := 0
+	for _, d := range diags {
+		if d.Severity == "error" {
+			fmt.Fprintln(stderr, d)
+			status = 1
+		}
+	}
+	if flags["json"] {
+		out := contractsJSON(docs, reg, append(append([]contract.Diagnostic{}, diags...), reg.Diags...))
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(out); err != nil {
+			fmt.Fprintf(stderr, "fkc: %v\n", err)
+			return 1
+		}
+		return status
+	}
+	contractsText(stdout, docs, reg)
+	return status
+}
+
+func dtypeList(b *registry.Binding) string {
+	names := make([]string, 0, len(b.InputDTypes)+len(b.OutDTypes))
+	for _, d := range b.InputDTypes {
+		names = append(names, d.String())
+	}
+	ins := strings.Join(names, ",")
+	names = names[:0]
+	for _, d := range b.OutDTypes {
+		names = append(names, d.String())
+	}
+	return ins + "→" + strings.Join(names, ",")
+}
+
+func contractsText(w io.Writer, docs []*contract.Document, reg *registry.Registry) {
+	nk, nreg := 0, 0
+	for _, d := range docs {
+		rebuilt := ""
+		if len(d.Rebuilt) > 0 {
+			rebuilt = " (indentation lost; nesting rebuilt)"
+		}
+		fmt.Fprintf(w, "provider %s (backend %s, %s) — %s: %d kernel sections%s\n",
+			d.Provider.Name, d.Provider.Backend, d.Provider.KernelSource, d.File, len(d.Kernels), rebuilt)
+		for _, k := range d.Kernels {
+			nk++
+			where, linked := linkOf(k.EntryPoint)
+			link := "linked: " + where
+			if !linked {
+				link = "not linked"
+				if where != "" && where != "not linked" {
+					link += " (" + where + ")"
+				}
+			}
+			var binds []string
+			if k.Registrable {
+				nreg++
+				for _, b := range reg.ByKernel(d.Provider.Name, k.Name) {
+					if b.Doc == d {
+						binds = append(binds, dtypeList(b))
+					}
+				}
+			}
+			bs := strings.Join(binds, " ")
+			if !k.Registrable {
+				bs = "describe-only (registrable: false)"
+			}
+			fmt.Fprintf(w, "  %-28s %-12s %-8s %-22s %s\n      %s:%d  entry_point %s — %s\n",
+				k.Name, k.OpKind, k.Backend, k.Determinism, bs, d.File, k.Line, k.EntryPoint, link)
+		}
+	}
+	dups := 0
+	for _, d := range reg.Diags {
+		if d.Code == "DuplicateKernelRef" {
+			dups++
+		}
+	}
+	fmt.Fprintf(w, "%d kernel sections (%d registrable, %d describe-only) in %d documents; %d bindings; %d keys bound more than once (DuplicateKernelRef, see fkc lint)\n",
+		nk, nreg, nk-nreg, len(docs), len(reg.Bindings), dups)
+}
+
+type jsonBinding struct {
+	Key     string   `json:"key"`
+	Inputs  []string `json:"inputs"`
+	Outputs []string `json:"outputs"`
+}
+
+type jsonLink struct {
+	Linked bool   `json:"linked"`
+	Where  string `json:"where"`
+}
+
+type jsonKernel struct {
+	*contract.Kernel
+	Provider string        `json:"provider"`
+	File     string        `json:"file"`
+	Where    string        `json:"where"` // file:line of the heading
+	Formulas []contract.KV `json:"formulas"`
+	Bindings []jsonBinding `json:"bindings"`
+	Link     jsonLink      `json:"link"`
+}
+
+type jsonDoc struct {
+	File       string            `json:"file"`
+	Preamble   []string          `json:"preamble,omitempty"`
+	FKCVersion int               `json:"fkc_version"`
+	Provider   contract.Provider `json:"provider"`
+	Title      string            `json:"title"`
+	Rebuilt    []string          `json:"rebuilt,omitempty"`
+	Kernels    int               `json:"kernels"`
+}
+
+type jsonOut struct {
+	Documents   []jsonDoc             `json:"documents"`
+	Kernels     []jsonKernel          `json:"kernels"`
+	Summary     map[string]int        `json:"summary"`
+	Diagnostics []contract.Diagnostic `json:"diagnostics"`
+}
+
+func contractsJSON(docs []*contract.Document, reg *registry.Registry, diags []contract.Diagnostic) jsonOut {
+	out := jsonOut{Kernels: []jsonKernel{}, Diagnostics: diags}
+	if out.Diagnostics == nil {
+		out.Diagnostics = []contract.Diagnostic{}
+	}
+	nreg := 0
+	for _, d := range docs {
+		out.Documents = append(out.Documents, jsonDoc{d.File, d.Preamble, d.FKCVersion, d.Provider, d.Title, d.Rebuilt, len(d.Kernels)})
+		for _, k := range d.Kernels {
+			jk := jsonKernel{Kernel: k, Provider: d.Provider.Name, File: d.File,
+				Where: fmt.Sprintf("%s:%d", d.File, k.Line), Formulas: k.Formulas(), Bindings: []jsonBinding{}}
+			if jk.Formulas == nil {
+				jk.Formulas = []contract.KV{}
+			}
+			jk.Link.Where, jk.Link.Linked = linkOf(k.EntryPoint)
+			if k.Registrable {
+				nreg++
+				for _, b := range reg.ByKernel(d.Provider.Name, k.Name) {
+					if b.Doc != d {
+						continue
+					}
+					jb := jsonBinding{Key: b.Key.String()}
+					for _, t := range b.InputDTypes {
+						jb.Inputs = append(jb.Inputs, t.String())
+					}
+					for _, t := range b.OutDTypes {
+						jb.Outputs = append(jb.Outputs, t.String())
+					}
+					jk.Bindings = append(jk.Bindings, jb)
+				}
+			}
+			out.Kernels = append(out.Kernels, jk)
+		}
+	}
+	dups := 0
+	for _, d := range reg.Diags {
+		if d.Code == "DuplicateKernelRef" {
+			dups++
+		}
+	}
+	out.Summary = map[string]int{"documents": len(docs), "kernels": len(out.Kernels), "registrable": nreg,
+		"describe_only": len(out.Kernels) - nreg, "bindings": len(reg.Bindings), "duplicate_keys": dups}
+	return out
+}
+
+// Lint implements `fkc lint [FILE|DIR ...]` (no operands: the embedded
+// contracts). It prints every finding as `file:line: severity: message`,
+// sorted by file and line: the loader's (bad dtype, missing key, unparsable
+// cost formula, duplicate key, stray TAB, truncated block, rebuilt
+// indentation, …) and the registry's (DuplicateKernelRef, which the seeds
+// themselves contain, as warnings). A summary line goes to stderr.
+//
+// Exit status: 1 if any finding is an error; 0 if there are only warnings
+// and info findings (the seeds lint with status 0); 2 on usage errors.
+func Lint(args []string, stdout, stderr io.Writer) int {
+	flags, paths, err := cmdArgs("lint", args, "h", "help")
+	if err != nil {
+		fmt.Fprintf(stderr, "fkc %v\nusage: fkc lint [FILE|DIR ...]\n", err)
+		return 2
+	}
+	if flags["h"] || flags["help"] {
+		fmt.Fprintln(stdout, "usage: fkc lint [FILE|DIR ...]  (exit 1 on errors, 0 on warnings/info only)")
+		return 0
+	}
+	docs, diags, err := loadPaths("lint", paths, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "fkc: %v\n", err)
+		return 2
+	}
+	all := append(diags, registry.Build(docs).Diags...)
+	sortDiags(all)
+	count := map[string]int{}
+	for _, d := range all {
+		fmt.Fprintln(stdout, d)
+		count[d.Severity]++
+	}
+	fmt.Fprintf(stderr, "fkc lint: %d documents: %d errors, %d warnings, %d info\n",
+		len(docs), count["error"], count["warning"], count["info"])
+	if count["error"] > 0 {
+		return 1
+	}
+	return 0
+}
+
+// Fmt implements `fkc fmt [-w] [-l] FILE|DIR...`: rewrite into canonical
+// indentation (contract.Format). Without -w the formatted text goes to
+// stdout; with -w files are rewritten in place (only when they change); -l
+// lists the files whose formatting differs. Exit status 1 on a read/write
+// or format error, 2 on usage errors.
+func Fmt(args []string, stdout, stderr io.Writer) int {
+	flags, paths, err := cmdArgs("fmt", args, "w", "l", "h", "help")
+	if err != nil || len(paths) == 0 {
+		if err != nil {
+			fmt.Fprintf(stderr, "fkc %v\n", err)
+		}
+		fmt.Fprintln(stderr, "usage: fkc fmt [-w] [-l] FILE|DIR...")
+		if flags["h"] || flags["help"] {
+			return 0
+		}
+		return 2
+	}
+	files, err := expand(paths)
+	if err != nil {
+		fmt.Fprintf(stderr, "fkc: %v\n", err)
+		return 1
+	}
+	status := 0
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			fmt.Fprintf(stderr, "fkc: %v\n", err)
+			status = 1
+			continue
+		}
+		out, err := contract.Format(src)
+		if err != nil {
+			fmt.Fprintf(stderr, "fkc fmt: %s: %v\n", f, err)
+			status = 1
+			continue
+		}
+		changed := string(out) != string(src)
+		if flags["l"] && changed {
+			fmt.Fprintln(stdout, f)
+		}
+		switch {
+		case flags["w"]:
+			if changed {
+				st, _ := os.Stat(f)
+				mode := fs.FileMode(0o644)
+				if st != nil {
+					mode = st.Mode().Perm()
+				}
+				if err := os.WriteFile(f, out, mode); err != nil {
+					fmt.Fprintf(stderr, "fkc: %v\n", err)
+					status = 1
+				}
+			}
+		case !flags["l"]:
+			stdout.Write(out)
+		}
+	}
+	return status
+}
