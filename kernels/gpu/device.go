@@ -1,0 +1,523 @@
+// Package gpu runs this project's WGSL compute shaders (shaders/wgsl) through
+// github.com/cogentcore/webgpu: natively on Vulkan (wgpu-native, Vulkan
+// backend forced; OpenNative) and in the browser on WebGPU (OpenBrowser).
+// Getting a device is separate from running on it: every kernel is a method
+// of *Device, so tests and tools pass their own device.
+//
+// The methods mirror kernels/cpu (same arguments, same validation through
+// package kernels, so a bad call gets the same error text on both backends).
+// Only what must differ between native and JS (requesting the device, waiting
+// for MapAsync, error scopes) lives in device_native.go / device_js.go.
+package gpu
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cogentcore/webgpu/wgpu"
+	"github.com/fkc-playground/fkc/shaders/wgsl"
+)
+
+// Workgroup size and guard words: must match common.wgsl (W, GUARD).
+const (
+	wgSize     = 256
+	guardWords = 16
+	poison     = 0xA5 // every guard byte and every unused tail lane of an output
+)
+
+// AdapterInfo describes the adapter behind a Device: what `fkc devices`
+// prints and what the playground shows.
+type AdapterInfo struct {
+	Name         string // "llvmpipe (LLVM 15.0.6, 256 bits)", "NVIDIA H200"
+	Backend      string // "Vulkan", "WebGPU"
+	Driver       string // driver description
+	Vendor       string
+	Architecture string
+	AdapterType  string   // "CPU", "DiscreteGPU", …
+	Features     []string // adapter features, wgpu spelling
+	ShaderF64    bool     // NativeFeatureShaderF64 (f64 arithmetic in WGSL)
+	ShaderF16    bool
+	// Atomics64 is always false: wgpu offers no 64-bit atomics, so the f64
+	// atomic-accumulate kernels cannot run on any adapter here.
+	Atomics64 bool
+
+	MaxComputeWorkgroupsPerDimension  uint32
+	MaxComputeInvocationsPerWorkgroup uint32
+	MaxComputeWorkgroupStorageSize    uint32
+	MaxStorageBufferBindingSize       uint64
+	MaxBufferSize                     uint64
+}
+
+// String is a multi-line human summary.
+func (a AdapterInfo) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n", a.Name)
+	fmt.Fprintf(&b, "  backend:  %s\n", a.Backend)
+	if a.Driver != "" {
+		fmt.Fprintf(&b, "  driver:   %s\n", a.Driver)
+	}
+	if a.Vendor != "" || a.Architecture != "" {
+		fmt.Fprintf(&b, "  vendor:   %s %s\n", a.Vendor, a.Architecture)
+	}
+	if a.AdapterType != "" {
+		fmt.Fprintf(&b, "  type:     %s\n", a.AdapterType)
+	}
+	fmt.Fprintf(&b, "  shader-f64: %v, shader-f16: %v, 64-bit atomics: %v\n", a.ShaderF64, a.ShaderF16, a.Atomics64)
+	fmt.Fprintf(&b, "  maxComputeWorkgroupsPerDimension: %d\n", a.MaxComputeWorkgroupsPerDimension)
+	fmt.Fprintf(&b, "  maxComputeInvocationsPerWorkgroup: %d\n", a.MaxComputeInvocationsPerWorkgroup)
+	fmt.Fprintf(&b, "  maxStorageBufferBindingSize: %d\n", a.MaxStorageBufferBindingSize)
+	fmt.Fprintf(&b, "  maxBufferSize: %d\n", a.MaxBufferSize)
+	if len(a.Features) > 0 {
+		fmt.Fprintf(&b, "  features: %s\n", strings.Join(a.Features, ", "))
+	}
+	return b.String()
+}
+
+// Device is an open GPU device with its pipeline cache. Methods are safe
+// for concurrent use (they serialise on the device).
+type Device struct {
+	dev   *wgpu.Device
+	queue *wgpu.Queue
+	info  AdapterInfo
+	plat  platform
+
+	mu    sync.Mutex
+	pipes map[string]*pipe
+	last  time.Duration
+
+	lostMu sync.Mutex
+	lost   error
+
+	// MapTimeout bounds the wait for a dispatch's results (native); past it
+	// the call returns an error instead of hanging. Default 2 minutes.
+	MapTimeout time.Duration
+
+	// skipHostIndexCheck makes the index kernels rely on the shader's
+	// bounds check alone (tests use it to prove that check exists).
+	skipHostIndexCheck bool
+}
+
+// Info describes the adapter.
+func (d *Device) Info() AdapterInfo { return d.info }
+
+// String is a one-line description, e.g. "llvmpipe (LLVM 15.0.6, 256 bits) (Vulkan, CPU)".
+func (d *Device) String() string {
+	return fmt.Sprintf("%s (%s, %s)", d.info.Name, d.info.Backend, d.info.AdapterType)
+}
+
+// LastGPUTime is the wall time of the most recent kernel call from submit to
+// results mapped on the host (uploads and pipeline builds excluded).
+func (d *Device) LastGPUTime() time.Duration {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.last
+}
+
+// Close releases the device. Later calls return an error.
+func (d *Device) Close() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.setLost(fmt.Errorf("gpu: device closed"))
+	for _, p := range d.pipes {
+		p.pipeline.Release()
+		p.layout.Release()
+	}
+	d.pipes = nil
+	d.plat.release(d)
+}
+
+func (d *Device) setLost(err error) {
+	d.lostMu.Lock()
+	if d.lost == nil {
+		d.lost = err
+	}
+	d.lostMu.Unlock()
+}
+
+func (d *Device) lostErr() error {
+	d.lostMu.Lock()
+	defer d.lostMu.Unlock()
+	return d.lost
+}
+
+// pipe is one compiled kernel: a pipeline with its explicit bind group
+// layout (the JS binding has no GetBindGroupLayout).
+type pipe struct {
+	name     string
+	layout   *wgpu.BindGroupLayout
+	pipeline *wgpu.ComputePipeline
+	rw       []bool // per binding: read_write storage (else read-only storage)
+}
+
+// kernelSpec names one pipeline: the WGSL file, its specialisation and entry
+// point, and the access mode of each binding in order.
+type kernelSpec struct {
+	name  string // cache key and label, e.g. "pad_reflect_b4"
+	file  string
+	entry string
+	defs  []wgsl.Def
+	rw    []bool
+}
+
+// pipeline returns the cached pipeline for spec, building it on first use.
+// Call with d.mu held.
+func (d *Device) pipeline(s kernelSpec) (*pipe, error) {
+	key := s.name + ":" + s.entry
+	if p, ok := d.pipes[key]; ok {
+		return p, nil
+	}
+	src, err := wgsl.Module(s.file, s.defs...)
+	if err != nil {
+		return nil, err
+	}
+	d.plat.pushScopes(d)
+	mod, err := d.dev.CreateShaderModule(&wgpu.ShaderModuleDescriptor{
+		Label:          s.name,
+		WGSLDescriptor: &wgpu.ShaderModuleWGSLDescriptor{Code: src},
+	})
+	if err != nil {
+		d.plat.popScopes(d)
+		return nil, fmt.Errorf("gpu: %s: shader module: %v", s.name, err)
+	}
+	defer mod.Release()
+	entries := make([]wgpu.BindGroupLayoutEntry, len(s.rw))
+	for i, rw := range s.rw {
+		t := wgpu.BufferBindingTypeReadOnlyStorage
+		if rw {
+			t = wgpu.BufferBindingTypeStorage
+		}
+		entries[i] = wgpu.BindGroupLayoutEntry{
+			Binding:    uint32(i),
+			Visibility: wgpu.ShaderStageCompute,
+			Buffer:     wgpu.BufferBindingLayout{Type: t},
+		}
+	}
+	bgl, err := d.dev.CreateBindGroupLayout(&wgpu.BindGroupLayoutDescriptor{Label: s.name, Entries: entries})
+	if err != nil {
+		d.plat.popScopes(d)
+		return nil, fmt.Errorf("gpu: %s: bind group layout: %v", s.name, err)
+	}
+	pl, err := d.dev.CreatePipelineLayout(&wgpu.PipelineLayoutDescriptor{Label: s.name, BindGroupLayouts: []*wgpu.BindGroupLayout{bgl}})
+	if err != nil {
+		d.plat.popScopes(d)
+		bgl.Release()
+		return nil, fmt.Errorf("gpu: %s: pipeline layout: %v", s.name, err)
+	}
+	defer pl.Release()
+	cp, err := d.dev.CreateComputePipeline(&wgpu.ComputePipelineDescriptor{
+		Layout:  pl,
+		Compute: wgpu.ProgrammableStageDescriptor{Module: mod, EntryPoint: s.entry},
+	})
+	if err == nil {
+		err = d.plat.popScopes(d)
+	} else {
+		d.plat.popScopes(d)
+	}
+	if err != nil {
+		bgl.Release()
+		return nil, fmt.Errorf("gpu: %s: compute pipeline: %v", s.name, err)
+	}
+	p := &pipe{name: s.name, layout: bgl, pipeline: cp, rw: s.rw}
+	if d.pipes == nil {
+		d.pipes = map[string]*pipe{}
+	}
+	d.pipes[key] = p
+	return p, nil
+}
+
+// ---- one kernel call: buffers, dispatches, readback ----
+
+// job collects the buffers and passes of one kernel call. The first error
+// sticks; later steps become no-ops, and run() returns it.
+type job struct {
+	d    *Device
+	op   string
+	enc  *wgpu.CommandEncoder
+	err  error
+	bufs []*buffer
+	outs []*outBuf
+}
+
+// buffer is a wgpu buffer with its size (the JS binding has no GetSize).
+type buffer struct {
+	b    *wgpu.Buffer
+	size uint64
+}
+
+// outBuf is a buffer whose contents come back to the host. Guarded buffers
+// carry guardWords poisoned words before and after the payload.
+type outBuf struct {
+	buf     *buffer
+	payload int // bytes the caller asked for
+	guarded bool
+	stage   *buffer
+	size    uint64
+	data    []byte // payload after run()
+}
+
+// begin starts a kernel call. Call with d.mu held.
+func (d *Device) begin(op string) *job {
+	j := &job{d: d, op: op}
+	if err := d.lostErr(); err != nil {
+		j.err = err
+		return j
+	}
+	d.plat.pushScopes(d)
+	enc, err := d.dev.CreateCommandEncoder(&wgpu.CommandEncoderDescriptor{Label: op})
+	if err != nil {
+		j.err = fmt.Errorf("gpu: %s: command encoder: %v", op, err)
+		return j
+	}
+	j.enc = enc
+	return j
+}
+
+func (j *job) fail(format string, args ...any) {
+	if j.err == nil {
+		j.err = fmt.Errorf(format, args...)
+	}
+}
+
+func round4(n int) int { return (n + 3) &^ 3 }
+
+// checkSize validates a buffer size against the adapter's limits before
+// anything is allocated.
+func (j *job) checkSize(what string, size uint64) bool {
+	lim := j.d.info
+	if size > lim.MaxStorageBufferBindingSize {
+		j.fail("gpu: %s: %s needs a %d-byte storage buffer; this adapter allows %d (maxStorageBufferBindingSize)", j.op, what, size, lim.MaxStorageBufferBindingSize)
+		return false
+	}
+	if size > lim.MaxBufferSize {
+		j.fail("gpu: %s: %s needs a %d-byte buffer; this adapter allows %d (maxBufferSize)", j.op, what, size, lim.MaxBufferSize)
+		return false
+	}
+	return true
+}
+
+func (j *job) newBuffer(what string, size uint64, usage wgpu.BufferUsage) *buffer {
+	if j.err != nil || !j.checkSize(what, size) {
+		return nil
+	}
+	b, err := j.d.dev.CreateBuffer(&wgpu.BufferDescriptor{Label: j.op + ":" + what, Size: size, Usage: usage})
+	if err != nil {
+		j.fail("gpu: %s: create %s buffer (%d bytes): %v", j.op, what, size, err)
+		return nil
+	}
+	bb := &buffer{b: b, size: size}
+	j.bufs = append(j.bufs, bb)
+	return bb
+}
+
+func (j *job) write(b *buffer, data []byte) {
+	if j.err != nil || b == nil {
+		return
+	}
+	if err := j.d.queue.WriteBuffer(b.b, 0, data); err != nil {
+		j.fail("gpu: %s: upload: %v", j.op, err)
+	}
+}
+
+// input uploads read-only data (padded to whole words; never empty, since
+// WebGPU has no zero-size bindings).
+func (j *job) input(what string, data []byte) *buffer {
+	n := max(4, round4(len(data)))
+	b := j.newBuffer(what, uint64(n), wgpu.BufferUsageStorage|wgpu.BufferUsageCopyDst)
+	if b == nil {
+		return nil
+	}
+	buf := data
+	if len(buf) != n {
+		buf = make([]byte, n)
+		copy(buf, data)
+	}
+	j.write(b, buf)
+	return b
+}
+
+// words uploads u32 parameters.
+func (j *job) words(what string, w []uint32) *buffer {
+	b := make([]byte, 4*max(1, len(w)))
+	for i, v := range w {
+		putU32(b[4*i:], v)
+	}
+	return j.input(what, b)
+}
+
+// output allocates a read-back buffer. Guarded outputs get guardWords
+// poisoned words at both ends and poisoned tail lanes; init (if non-nil,
+// len == payload) is the payload's initial content, zeros otherwise.
+func (j *job) output(what string, payload int, init []byte, guarded bool) *outBuf {
+	words := max(1, round4(payload)/4)
+	g := 0
+	if guarded {
+		g = guardWords
+	}
+	size := uint64(4 * (words + 2*g))
+	b := j.newBuffer(what, size, wgpu.BufferUsageStorage|wgpu.BufferUsageCopySrc|wgpu.BufferUsageCopyDst)
+	if b == nil {
+		return &outBuf{}
+	}
+	content := make([]byte, size)
+	if guarded {
+		for i := range content {
+			content[i] = poison
+		}
+		body := content[4*g : 4*g+payload]
+		clear(body)
+		copy(body, init)
+	} else {
+		copy(content, init)
+	}
+	j.write(b, content)
+	o := &outBuf{buf: b, payload: payload, guarded: guarded, size: size}
+	j.outs = append(j.outs, o)
+	return o
+}
+
+// scratch allocates a device-only read-write buffer (zero-filled).
+func (j *job) scratch(what string, bytes int) *buffer {
+	n := max(4, round4(bytes))
+	b := j.newBuffer(what, uint64(n), wgpu.BufferUsageStorage|wgpu.BufferUsageCopyDst)
+	if b != nil {
+		j.write(b, make([]byte, n))
+	}
+	return b
+}
+
+// groups converts a thread count to workgroups.
+func groupsFor(threads uint64) uint64 { return (threads + wgSize - 1) / wgSize }
+
+// dispatch records one compute pass running p over `groups` workgroups
+// (split into a 2-D grid past maxComputeWorkgroupsPerDimension; the shaders
+// bound-check the flat id, so the grid's tail is harmless).
+func (j *job) dispatch(p *pipe, groups uint64, bufs ...*buffer) {
+	if j.err != nil || groups == 0 {
+		return
+	}
+	if len(bufs) != len(p.rw) {
+		j.fail("gpu: %s: internal: %s takes %d bindings, got %d", j.op, p.name, len(p.rw), len(bufs))
+		return
+	}
+	maxX := uint64(j.d.info.MaxComputeWorkgroupsPerDimension)
+	if maxX == 0 {
+		maxX = 65535
+	}
+	x, y := groups, uint64(1)
+	if groups > maxX {
+		x = maxX
+		y = (groups + maxX - 1) / maxX
+	}
+	if y > maxX || groups*wgSize > 1<<32 {
+		j.fail("gpu: %s: %d workgroups exceed this adapter's grid (%d x %d) or the kernels' 32-bit thread index", j.op, groups, maxX, maxX)
+		return
+	}
+	entries := make([]wgpu.BindGroupEntry, len(bufs))
+	for i, b := range bufs {
+		if b == nil {
+			j.fail("gpu: %s: internal: nil buffer for binding %d of %s", j.op, i, p.name)
+			return
+		}
+		entries[i] = wgpu.BindGroupEntry{Binding: uint32(i), Buffer: b.b, Offset: 0, Size: b.size}
+	}
+	bg, err := j.d.dev.CreateBindGroup(&wgpu.BindGroupDescriptor{Label: p.name, Layout: p.layout, Entries: entries})
+	if err != nil {
+		j.fail("gpu: %s: bind group for %s: %v", j.op, p.name, err)
+		return
+	}
+	defer bg.Release()
+	pass := j.enc.BeginComputePass(nil)
+	pass.SetPipeline(p.pipeline)
+	pass.SetBindGroup(0, bg, nil)
+	pass.DispatchWorkgroups(uint32(x), uint32(y), 1)
+	pass.End()
+	pass.Release()
+}
+
+// run submits the job, waits for every output to come back, checks guards
+// and releases everything. It returns the first error of the whole call.
+func (j *job) run() error {
+	d := j.d
+	defer func() {
+		for _, b := range j.bufs {
+			b.b.Destroy()
+			b.b.Release()
+		}
+		if j.enc != nil {
+			j.enc.Release()
+		}
+	}()
+	if j.enc == nil {
+		if j.err == nil {
+			j.err = fmt.Errorf("gpu: %s: no command encoder", j.op)
+		}
+		return j.err
+	}
+	var stages []*buffer
+	for _, o := range j.outs {
+		if j.err != nil {
+			break
+		}
+		o.stage = j.newBuffer("readback", o.size, wgpu.BufferUsageMapRead|wgpu.BufferUsageCopyDst)
+		if o.stage == nil {
+			break
+		}
+		if err := j.enc.CopyBufferToBuffer(o.buf.b, 0, o.stage.b, 0, o.size); err != nil {
+			j.fail("gpu: %s: copy to readback: %v", j.op, err)
+		}
+		stages = append(stages, o.stage)
+	}
+	cmd, err := j.enc.Finish(nil)
+	if err != nil {
+		j.fail("gpu: %s: encode: %v", j.op, err)
+	}
+	if j.err != nil {
+		d.plat.popScopes(d)
+		return j.err
+	}
+	t0 := time.Now()
+	d.queue.Submit(cmd)
+	cmd.Release()
+	if err := d.plat.popScopes(d); err != nil {
+		return fmt.Errorf("gpu: %s: %v", j.op, err)
+	}
+	raw, err := d.plat.readBack(d, stages)
+	d.last = time.Since(t0)
+	if err != nil {
+		return fmt.Errorf("gpu: %s: %v", j.op, err)
+	}
+	if err := d.lostErr(); err != nil {
+		return fmt.Errorf("gpu: %s: %v", j.op, err)
+	}
+	for i, o := range j.outs {
+		b := raw[i]
+		if !o.guarded {
+			o.data = b[:o.payload]
+			continue
+		}
+		body := b[4*guardWords:]
+		for k := range 4 * guardWords {
+			if b[k] != poison {
+				return fmt.Errorf("gpu: %s: internal: guard word before the output was overwritten (byte %d = %#x)", j.op, k, b[k])
+			}
+		}
+		tail := body[o.payload:]
+		for k, v := range tail {
+			if v != poison {
+				return fmt.Errorf("gpu: %s: internal: output overrun: byte %d past the %d-byte payload was overwritten (%#x)", j.op, k, o.payload, v)
+			}
+		}
+		o.data = body[:o.payload]
+	}
+	return nil
+}
+
+func putU32(b []byte, v uint32) {
+	b[0], b[1], b[2], b[3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
+}
+
+func getU32(b []byte) uint32 {
+	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
+}

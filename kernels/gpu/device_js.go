@@ -1,0 +1,173 @@
+//go:build js
+
+package gpu
+
+import (
+	"errors"
+	"fmt"
+	"syscall/js"
+	"time"
+
+	"github.com/cogentcore/webgpu/jsx"
+	"github.com/cogentcore/webgpu/wgpu"
+)
+
+// platform (browser): the GPUDevice js.Value, kept for error scopes and
+// device.lost (the wgpu JS binding reports no errors from create* calls).
+// Every call blocks its goroutine on JS promises: call kernels from a
+// goroutine, never from inside a JS callback.
+type platform struct {
+	js js.Value
+}
+
+func (p platform) pushScopes(*Device) {
+	p.js.Call("pushErrorScope", "out-of-memory")
+	p.js.Call("pushErrorScope", "validation")
+}
+
+// popScopes pops the two scopes pushed by pushScopes and reports the first
+// error either caught.
+func (p platform) popScopes(*Device) error {
+	var first error
+	for _, kind := range []string{"validation", "out-of-memory"} {
+		v, ok := jsx.Await(p.js.Call("popErrorScope"))
+		if !ok {
+			if first == nil {
+				first = fmt.Errorf("WebGPU popErrorScope rejected: %s", jsString(v))
+			}
+			continue
+		}
+		if v.Truthy() && first == nil {
+			first = fmt.Errorf("WebGPU %s error: %s", kind, jsString(v.Get("message")))
+		}
+	}
+	return first
+}
+
+func (p platform) release(d *Device) {
+	if p.js.Truthy() {
+		p.js.Call("destroy")
+	}
+}
+
+func jsString(v js.Value) string {
+	if v.Type() == js.TypeString {
+		return v.String()
+	}
+	if v.Truthy() {
+		return v.Call("toString").String()
+	}
+	return "<no message>"
+}
+
+// OpenBrowser requests a WebGPU adapter and device from navigator.gpu with
+// the adapter's own buffer limits. It blocks on JS promises: call it from a
+// goroutine. The page must expose the wasm instance as globalThis.wasm
+// (the wgpu binding's queue.writeBuffer reads the Go memory through it).
+func OpenBrowser() (*Device, error) {
+	gpu := js.Global().Get("navigator").Get("gpu")
+	if !gpu.Truthy() {
+		return nil, errors.New("WebGPU is not available in this browser (navigator.gpu is missing); the CPU path still works")
+	}
+	ad, ok := jsx.Await(gpu.Call("requestAdapter", map[string]any{"powerPreference": "high-performance"}))
+	if !ok || !ad.Truthy() {
+		return nil, errors.New("no WebGPU adapter found (navigator.gpu.requestAdapter returned null)")
+	}
+	al := ad.Get("limits")
+	req := map[string]any{}
+	for _, k := range []string{"maxStorageBufferBindingSize", "maxBufferSize", "maxComputeWorkgroupsPerDimension", "maxStorageBuffersPerShaderStage"} {
+		if v := al.Get(k); v.Truthy() {
+			req[k] = v
+		}
+	}
+	var feats []any
+	hasF16 := ad.Get("features").Call("has", "shader-f16").Bool()
+	if hasF16 {
+		feats = append(feats, "shader-f16")
+	}
+	dv, ok := jsx.Await(ad.Call("requestDevice", map[string]any{"requiredLimits": req, "requiredFeatures": feats}))
+	if !ok || !dv.Truthy() {
+		return nil, fmt.Errorf("WebGPU requestDevice failed: %s", jsString(dv))
+	}
+	wd := wgpu.NewDevice(dv)
+	d := &Device{dev: &wd, MapTimeout: 2 * time.Minute, plat: platform{js: dv}}
+	d.queue = d.dev.GetQueue()
+	// device.lost resolves once; record it so later calls fail cleanly.
+	var onLost js.Func
+	onLost = js.FuncOf(func(this js.Value, args []js.Value) any {
+		msg := "device lost"
+		if len(args) > 0 && args[0].Truthy() {
+			msg = "device lost: " + jsString(args[0].Get("message"))
+		}
+		d.setLost(errors.New(msg))
+		onLost.Release()
+		return nil
+	})
+	dv.Get("lost").Call("then", onLost)
+
+	info := ad.Get("info")
+	var names []string
+	ad.Get("features").Call("forEach", js.FuncOf(func(this js.Value, args []js.Value) any {
+		names = append(names, args[0].String())
+		return nil
+	}))
+	dl := dv.Get("limits")
+	num := func(v js.Value) float64 {
+		if v.Type() == js.TypeNumber {
+			return v.Float()
+		}
+		return 0
+	}
+	str := func(v js.Value, k string) string {
+		if v.Truthy() && v.Get(k).Type() == js.TypeString {
+			return v.Get(k).String()
+		}
+		return ""
+	}
+	name := str(info, "description")
+	if name == "" {
+		name = str(info, "device")
+	}
+	if name == "" {
+		name = "WebGPU adapter"
+	}
+	d.info = AdapterInfo{
+		Name:                              name,
+		Backend:                           "WebGPU",
+		Driver:                            str(info, "description"),
+		Vendor:                            str(info, "vendor"),
+		Architecture:                      str(info, "architecture"),
+		Features:                          names,
+		ShaderF16:                         hasF16,
+		MaxComputeWorkgroupsPerDimension:  uint32(num(dl.Get("maxComputeWorkgroupsPerDimension"))),
+		MaxComputeInvocationsPerWorkgroup: uint32(num(dl.Get("maxComputeInvocationsPerWorkgroup"))),
+		MaxComputeWorkgroupStorageSize:    uint32(num(dl.Get("maxComputeWorkgroupStorageSize"))),
+		MaxStorageBufferBindingSize:       uint64(num(dl.Get("maxStorageBufferBindingSize"))),
+		MaxBufferSize:                     uint64(num(dl.Get("maxBufferSize"))),
+	}
+	return d, nil
+}
+
+// readBack maps each staging buffer (MapAsync blocks this goroutine on the
+// JS promise) and copies it out. A rejected map surfaces as a JS exception
+// from getMappedRange, which is turned into an error here.
+func (platform) readBack(d *Device, stages []*buffer) (out [][]byte, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, fmt.Errorf("readback failed: %v", r)
+		}
+	}()
+	for _, b := range stages {
+		size := b.size
+		if err := b.b.MapAsync(wgpu.MapModeRead, 0, size, func(wgpu.BufferMapAsyncStatus) {}); err != nil {
+			return nil, err
+		}
+		if err := d.lostErr(); err != nil {
+			return nil, err
+		}
+		m := b.b.GetMappedRange(0, uint(size))
+		out = append(out, m)
+		b.b.Unmap()
+	}
+	return out, nil
+}

@@ -1,0 +1,172 @@
+//go:build !js
+
+package gpu
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"sort"
+	"time"
+
+	"github.com/cogentcore/webgpu/wgpu"
+)
+
+// platform (native): the instance and adapter behind the device. The
+// wrapper's create*/End/Finish calls already run inside validation error
+// scopes and return errors, so pushScopes/popScopes have nothing to do.
+type platform struct {
+	instance *wgpu.Instance
+	adapter  *wgpu.Adapter
+}
+
+func (platform) pushScopes(*Device)      {}
+func (platform) popScopes(*Device) error { return nil }
+
+func (p platform) release(d *Device) {
+	if d.queue != nil {
+		d.queue.Release()
+	}
+	if d.dev != nil {
+		d.dev.Release()
+	}
+	if p.adapter != nil {
+		p.adapter.Release()
+	}
+	if p.instance != nil {
+		p.instance.Release()
+	}
+}
+
+// OpenNative opens the first Vulkan adapter through wgpu-native (the Vulkan
+// backend is forced: no GL or other fallback). The device is requested with
+// the adapter's own limits so large buffers work on real GPUs.
+func OpenNative() (*Device, error) {
+	inst := wgpu.CreateInstance(&wgpu.InstanceDescriptor{Backends: wgpu.InstanceBackendVulkan})
+	if inst == nil {
+		return nil, errors.New("no Vulkan adapter found: wgpu-native could not create a Vulkan instance")
+	}
+	ad, err := inst.RequestAdapter(&wgpu.RequestAdapterOptions{
+		PowerPreference: wgpu.PowerPreferenceHighPerformance,
+	})
+	if err != nil || ad == nil {
+		inst.Release()
+		if err == nil {
+			err = errors.New("no adapter returned")
+		}
+		return nil, fmt.Errorf("no Vulkan adapter found: %v (install a Vulkan driver, e.g. Mesa lavapipe: apt-get install mesa-vulkan-drivers)", err)
+	}
+	ai := ad.GetInfo()
+	if ai.BackendType != wgpu.BackendTypeVulkan {
+		ad.Release()
+		inst.Release()
+		return nil, fmt.Errorf("no Vulkan adapter found: wgpu offered %q on %s", ai.Name, ai.BackendType)
+	}
+	lim := ad.GetLimits().Limits
+	feats := ad.EnumerateFeatures()
+	var want []wgpu.FeatureName
+	hasF64 := false
+	for _, f := range feats {
+		if f == wgpu.NativeFeatureShaderF64 {
+			hasF64 = true
+			want = append(want, f)
+		}
+	}
+	d := &Device{MapTimeout: 2 * time.Minute}
+	dev, err := ad.RequestDevice(&wgpu.DeviceDescriptor{
+		Label:            "fkc",
+		RequiredFeatures: want,
+		RequiredLimits:   &wgpu.RequiredLimits{Limits: lim},
+		// No DeviceLostCallback: webgpu v0.23.0 stores a Go pointer in the
+		// C descriptor for it and cgocheck panics. A lost device shows up
+		// instead as a failed map / validation error, which become errors.
+	})
+	if err != nil {
+		ad.Release()
+		inst.Release()
+		return nil, fmt.Errorf("gpu: request device on %q: %v", ai.Name, err)
+	}
+	d.dev = dev
+	d.queue = dev.GetQueue()
+	d.plat = platform{instance: inst, adapter: ad}
+	names := make([]string, 0, len(feats))
+	for _, f := range feats {
+		names = append(names, f.String())
+	}
+	sort.Strings(names)
+	dl := dev.GetLimits().Limits
+	d.info = AdapterInfo{
+		Name:                              ai.Name,
+		Backend:                           ai.BackendType.String(),
+		Driver:                            ai.DriverDescription,
+		Vendor:                            ai.VendorName,
+		Architecture:                      ai.Architecture,
+		AdapterType:                       ai.AdapterType.String(),
+		Features:                          names,
+		ShaderF64:                         hasF64,
+		ShaderF16:                         ad.HasFeature(wgpu.FeatureNameShaderF16),
+		MaxComputeWorkgroupsPerDimension:  dl.MaxComputeWorkgroupsPerDimension,
+		MaxComputeInvocationsPerWorkgroup: dl.MaxComputeInvocationsPerWorkgroup,
+		MaxComputeWorkgroupStorageSize:    dl.MaxComputeWorkgroupStorageSize,
+		MaxStorageBufferBindingSize:       dl.MaxStorageBufferBindingSize,
+		MaxBufferSize:                     dl.MaxBufferSize,
+	}
+	return d, nil
+}
+
+// readBack maps every staging buffer and returns copies of their contents.
+// It polls the device without blocking (so a wedged device cannot hang the
+// caller) until every MapAsync callback has fired or MapTimeout passes.
+func (platform) readBack(d *Device, stages []*buffer) ([][]byte, error) {
+	n := len(stages)
+	status := make([]wgpu.BufferMapAsyncStatus, n)
+	fired := make([]bool, n)
+	pending := n
+	for i, b := range stages {
+		i := i
+		err := b.b.MapAsync(wgpu.MapModeRead, 0, b.size, func(s wgpu.BufferMapAsyncStatus) {
+			status[i] = s
+			fired[i] = true
+			pending--
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	timeout := d.MapTimeout
+	if timeout <= 0 {
+		timeout = 2 * time.Minute
+	}
+	deadline := time.Now().Add(timeout)
+	sleep := time.Duration(0)
+	for pending > 0 {
+		d.dev.Poll(false, nil)
+		if pending == 0 {
+			break
+		}
+		if err := d.lostErr(); err != nil {
+			return nil, err
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("results not ready after %v (device hung or too slow); raise Device.MapTimeout", timeout)
+		}
+		if sleep == 0 {
+			runtime.Gosched()
+			sleep = time.Microsecond
+		} else {
+			time.Sleep(sleep)
+			sleep = min(2*sleep, 200*time.Microsecond)
+		}
+	}
+	out := make([][]byte, n)
+	for i, b := range stages {
+		if status[i] != wgpu.BufferMapAsyncStatusSuccess {
+			return nil, fmt.Errorf("map readback buffer: %s", status[i])
+		}
+		size := b.size
+		m := b.b.GetMappedRange(0, uint(size))
+		out[i] = append([]byte(nil), m...)
+		b.b.Unmap()
+	}
+	return out, nil
+}

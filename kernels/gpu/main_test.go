@@ -1,0 +1,71 @@
+package gpu
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand"
+	"os"
+	"sync"
+	"testing"
+
+	"github.com/fkc-playground/fkc/tensor"
+)
+
+var (
+	devOnce sync.Once
+	testDev *Device
+	devErr  error
+)
+
+// device returns the shared test device, or skips with the reason when the
+// machine has no Vulkan adapter (e.g. no Mesa lavapipe installed).
+func device(t testing.TB) *Device {
+	t.Helper()
+	devOnce.Do(func() {
+		testDev, devErr = OpenNative()
+		if devErr == nil {
+			fmt.Fprintf(os.Stderr, "gpu tests on: %s\n", testDev)
+		}
+	})
+	if devErr != nil {
+		t.Skipf("GPU tests skipped: %v", devErr)
+	}
+	return testDev
+}
+
+func randTensor(r *rand.Rand, dt tensor.DType, shape []int) *tensor.Tensor {
+	x := tensor.New(dt, shape)
+	r.Read(x.Data)
+	return x
+}
+
+// randFloat fills a float tensor with values in [-scale, scale).
+func randFloat(r *rand.Rand, dt tensor.DType, shape []int, scale float64) *tensor.Tensor {
+	x := tensor.New(dt, shape)
+	for i := range x.NumElems() {
+		x.Set(i, (r.Float64()*2-1)*scale)
+	}
+	return x
+}
+
+// sameBits fails with the first few differing elements.
+func sameBits(t *testing.T, what string, got, want *tensor.Tensor) bool {
+	t.Helper()
+	if got.DType != want.DType || !sameShape(got.Shape, want.Shape) {
+		t.Errorf("%s: got %s, want %s", what, got, want)
+		return false
+	}
+	if bytes.Equal(got.Data, want.Data) {
+		return true
+	}
+	eb := got.DType.Size()
+	shown := 0
+	for i := 0; i < want.NumElems() && shown < 5; i++ {
+		g, w := got.Data[i*eb:(i+1)*eb], want.Data[i*eb:(i+1)*eb]
+		if !bytes.Equal(g, w) {
+			t.Errorf("%s: element %d: got % x, want % x", what, i, g, w)
+			shown++
+		}
+	}
+	return false
+}

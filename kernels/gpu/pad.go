@@ -1,0 +1,293 @@
+package gpu
+
+import (
+	"fmt"
+
+	"github.com/fkc-playground/fkc/kernels"
+	"github.com/fkc-playground/fkc/shaders/wgsl"
+	"github.com/fkc-playground/fkc/tensor"
+)
+
+// The fuel-vulkan-kernels family (contracts/seeds/fuel-vulkan-kernels.fkc.md):
+// pad_{const,reflect,replicate}_b{1,2,4,8}, pad_backward_const_b{1,2,4,8},
+// pad_backward_{reflect,replicate}_{f32,f16,bf16}, masked_fill_b{1,2,4,8}.
+
+const maxRank = 8 // shape_buf is sized for rank <= 8
+
+func modeTag(m kernels.Mode) string {
+	switch m {
+	case kernels.Reflect:
+		return "reflect"
+	case kernels.Replicate:
+		return "replicate"
+	}
+	return "const"
+}
+
+// PadKernel names the seed kernel that serves a forward pad.
+func PadKernel(dt tensor.DType, mode kernels.Mode) string {
+	return fmt.Sprintf("pad_%s_b%d", modeTag(mode), dt.Size())
+}
+
+// PadBackwardKernel names the seed kernel that serves a pad backward.
+func PadBackwardKernel(dt tensor.DType, mode kernels.Mode) string {
+	if mode == kernels.Constant {
+		return fmt.Sprintf("pad_backward_const_b%d", dt.Size())
+	}
+	return fmt.Sprintf("pad_backward_%s_%s", modeTag(mode), dtName(dt))
+}
+
+func dtName(dt tensor.DType) string {
+	switch dt {
+	case tensor.F32:
+		return "f32"
+	case tensor.F64:
+		return "f64"
+	case tensor.F16:
+		return "f16"
+	case tensor.BF16:
+		return "bf16"
+	}
+	return fmt.Sprintf("%v", dt)
+}
+
+func checkRank(op string, rank int) error {
+	if rank > maxRank {
+		return kernels.Violatef(op, "rank %d exceeds the GPU kernels' limit (contract: rank <= 8; shape_buf holds 8 axes)", rank)
+	}
+	return nil
+}
+
+func checkElems(op string, n int) error {
+	if n > 1<<32-1 {
+		return kernels.Violatef(op, "%d elements exceed the GPU kernels' 32-bit index (contract: n_out: u32)", n)
+	}
+	return nil
+}
+
+func shapeBuf(in, out []int, pads []kernels.Pad) []uint32 {
+	r := len(in)
+	sb := make([]uint32, 3*r)
+	for i := range r {
+		sb[i] = uint32(in[i])
+		sb[r+i] = uint32(out[i])
+		sb[2*r+i] = uint32(pads[i].Before)
+	}
+	return sb
+}
+
+// fillWords splits a fill element's bytes into (lo, hi) u32 words.
+func fillWords(op string, dt tensor.DType, fill []byte) (uint32, uint32, error) {
+	if fill == nil {
+		return 0, 0, nil
+	}
+	if len(fill) != dt.Size() {
+		return 0, 0, kernels.Violatef(op, "fill value has %d bytes but a %s element has %d (contract: fill_value is the element's bit pattern)", len(fill), dt, dt.Size())
+	}
+	var b [8]byte
+	copy(b[:], fill)
+	return getU32(b[:4]), getU32(b[4:]), nil
+}
+
+func elemWords(n, eb int) uint64 {
+	switch eb {
+	case 1:
+		return uint64((n + 3) / 4)
+	case 2:
+		return uint64((n + 1) / 2)
+	}
+	return uint64(n)
+}
+
+// Pad runs pad_{const,reflect,replicate}_b{1,2,4,8}: one thread per output
+// element (per output word for 1- and 2-byte elements). fill is the constant
+// mode's element bit pattern (nil = zeros); it is ignored by reflect/replicate.
+func (d *Device) Pad(x *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad, fill []byte) (*tensor.Tensor, error) {
+	const op = "pad"
+	outShape, err := kernels.PadOutShape(op, mode, x.Shape, pads)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkRank(op, x.Rank()); err != nil {
+		return nil, err
+	}
+	nOut := tensor.NumElems(outShape)
+	if err := checkElems(op, nOut); err != nil {
+		return nil, err
+	}
+	var lo, hi uint32
+	if mode == kernels.Constant {
+		if lo, hi, err = fillWords(op, x.DType, fill); err != nil {
+			return nil, err
+		}
+	}
+	eb := x.DType.Size()
+	out := tensor.New(x.DType, outShape)
+	if nOut == 0 {
+		return out, nil
+	}
+	spec := kernelSpec{
+		name: PadKernel(x.DType, mode), file: "pad.wgsl", entry: "main",
+		defs: []wgsl.Def{{Name: "EB", Value: uint32(eb)}, {Name: "MODE", Value: uint32(mode)}, {Name: "DIR", Value: 0}},
+		rw:   []bool{false, false, false, true},
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	p, err := d.pipeline(spec)
+	if err != nil {
+		return nil, err
+	}
+	j := d.begin(spec.name)
+	params := j.words("params", []uint32{uint32(nOut), uint32(x.Rank()), lo, hi})
+	sb := j.words("shape_buf", shapeBuf(x.Shape, outShape, pads))
+	src := j.input("input", x.Data)
+	dst := j.output("out", len(out.Data), nil, true)
+	j.dispatch(p, groupsFor(elemWords(nOut, eb)), params, sb, src, dst.buf)
+	if err := j.run(); err != nil {
+		return nil, err
+	}
+	copy(out.Data, dst.data)
+	return out, nil
+}
+
+// PadBackward runs the pad backward: constant mode is the gather
+// pad_backward_const_b{1,2,4,8} (one thread per grad_in element, any dtype);
+// reflect/replicate are the CAS-accumulate pad_backward_{mode}_{f32,f16,bf16}
+// into a zero-filled grad_in. F64 reflect/replicate needs 64-bit atomics,
+// which wgpu does not offer: it returns an error saying so.
+func (d *Device) PadBackward(gradOut *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad) (*tensor.Tensor, error) {
+	const op = "pad_backward"
+	inShape, err := kernels.PadBackwardInShape(op, mode, gradOut.Shape, pads)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkRank(op, gradOut.Rank()); err != nil {
+		return nil, err
+	}
+	dt := gradOut.DType
+	nOut, nIn := gradOut.NumElems(), tensor.NumElems(inShape)
+	if err := checkElems(op, nOut); err != nil {
+		return nil, err
+	}
+	if mode != kernels.Constant {
+		switch dt {
+		case tensor.F32, tensor.F16, tensor.BF16:
+		case tensor.F64:
+			return nil, fmt.Errorf("%s: not available on this adapter (needs 64-bit atomics); runs on CPU", PadBackwardKernel(dt, mode))
+		default:
+			return nil, kernels.Violatef(op, "%s backward of a %s tensor: the GPU kernels accumulate F32, F16 or BF16 only (contract: grad_out dtypes [F32] / [F16] / [BF16])", mode, dt)
+		}
+	}
+	gin := tensor.New(dt, inShape)
+	if nIn == 0 {
+		return gin, nil
+	}
+	name := PadBackwardKernel(dt, mode)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if mode == kernels.Constant {
+		eb := dt.Size()
+		p, err := d.pipeline(kernelSpec{
+			name: name, file: "pad.wgsl", entry: "main",
+			defs: []wgsl.Def{{Name: "EB", Value: uint32(eb)}, {Name: "MODE", Value: 0}, {Name: "DIR", Value: 1}},
+			rw:   []bool{false, false, false, true},
+		})
+		if err != nil {
+			return nil, err
+		}
+		j := d.begin(name)
+		params := j.words("params", []uint32{uint32(nIn), uint32(len(inShape)), 0, 0})
+		sb := j.words("shape_buf", shapeBuf(inShape, gradOut.Shape, pads))
+		src := j.input("grad_out", gradOut.Data)
+		dst := j.output("grad_in", len(gin.Data), nil, true)
+		j.dispatch(p, groupsFor(elemWords(nIn, eb)), params, sb, src, dst.buf)
+		if err := j.run(); err != nil {
+			return nil, err
+		}
+		copy(gin.Data, dst.data)
+		return gin, nil
+	}
+	dtTag := map[tensor.DType]uint32{tensor.F32: 0, tensor.F16: 1, tensor.BF16: 2}[dt]
+	p, err := d.pipeline(kernelSpec{
+		name: name, file: "pad_backward.wgsl", entry: "main",
+		defs: []wgsl.Def{{Name: "DT", Value: dtTag}, {Name: "MODE", Value: uint32(mode)}},
+		rw:   []bool{false, false, false, true, true},
+	})
+	if err != nil {
+		return nil, err
+	}
+	j := d.begin(name)
+	params := j.words("params", []uint32{uint32(nOut), uint32(len(inShape))})
+	sb := j.words("shape_buf", shapeBuf(inShape, gradOut.Shape, pads))
+	src := j.input("grad_out", gradOut.Data)
+	dst := j.output("grad_in", len(gin.Data), nil, true) // zero-filled: the kernel only accumulates
+	fails := j.output("cas_failures", 4, nil, false)
+	j.dispatch(p, groupsFor(uint64(nOut)), params, sb, src, dst.buf, fails.buf)
+	if err := j.run(); err != nil {
+		return nil, err
+	}
+	if n := getU32(fails.data); n != 0 {
+		return nil, fmt.Errorf("%s: %d gradient contributions could not be stored after %d compare-and-swap retries (contended slots); the result is discarded rather than returned incomplete", name, n, 1000)
+	}
+	copy(gin.Data, dst.data)
+	return gin, nil
+}
+
+// MaskedFill runs masked_fill_b{1,2,4,8}: out[i] = mask[i] != 0 ? fill : x[i];
+// mask is BOOL with x's shape (no broadcasting).
+func (d *Device) MaskedFill(x, mask *tensor.Tensor, fill []byte) (*tensor.Tensor, error) {
+	const op = "masked_fill"
+	if mask.DType != tensor.BOOL {
+		return nil, kernels.Violatef(op, "mask has dtype %s (contract: mask dtypes [BOOL])", mask.DType)
+	}
+	if !sameShape(x.Shape, mask.Shape) {
+		return nil, kernels.Violatef(op, "mask shape %v differs from input shape %v (contract: mask same_as=input; no broadcasting)", mask.Shape, x.Shape)
+	}
+	lo, hi, err := fillWords(op, x.DType, fill)
+	if err != nil {
+		return nil, err
+	}
+	n := x.NumElems()
+	if err := checkElems(op, n); err != nil {
+		return nil, err
+	}
+	out := tensor.New(x.DType, x.Shape)
+	if n == 0 {
+		return out, nil
+	}
+	eb := x.DType.Size()
+	name := fmt.Sprintf("masked_fill_b%d", eb)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	p, err := d.pipeline(kernelSpec{
+		name: name, file: "masked_fill.wgsl", entry: "main",
+		defs: []wgsl.Def{{Name: "EB", Value: uint32(eb)}},
+		rw:   []bool{false, false, false, true},
+	})
+	if err != nil {
+		return nil, err
+	}
+	j := d.begin(name)
+	params := j.words("params", []uint32{uint32(n), lo, hi})
+	src := j.input("input", x.Data)
+	m := j.input("mask", mask.Data)
+	dst := j.output("out", len(out.Data), nil, true)
+	j.dispatch(p, groupsFor(elemWords(n, eb)), params, src, m, dst.buf)
+	if err := j.run(); err != nil {
+		return nil, err
+	}
+	copy(out.Data, dst.data)
+	return out, nil
+}
+
+func sameShape(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,201 @@
+package gpu
+
+import (
+	"fmt"
+	"math/rand"
+	"strings"
+	"testing"
+
+	"github.com/fkc-playground/fkc/kernels"
+	"github.com/fkc-playground/fkc/tensor"
+)
+
+// refPad is the reference walk of SPEC §4 (byte copy, any dtype).
+func refPad(x *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad, fill []byte) (*tensor.Tensor, error) {
+	outShape, err := kernels.PadOutShape("pad", mode, x.Shape, pads)
+	if err != nil {
+		return nil, err
+	}
+	out := tensor.New(x.DType, outShape)
+	eb := x.DType.Size()
+	ist := tensor.Strides(x.Shape)
+	if fill == nil {
+		fill = make([]byte, eb)
+	}
+	for o := range out.NumElems() {
+		rem, src, inside := o, 0, true
+		for a := len(outShape) - 1; a >= 0; a-- {
+			c := rem % outShape[a]
+			rem /= outShape[a]
+			j, n := c-pads[a].Before, x.Shape[a]
+			switch mode {
+			case kernels.Constant:
+				if j < 0 || j >= n {
+					inside = false
+				}
+			case kernels.Reflect:
+				j = kernels.ReflectIndex(j, n)
+			case kernels.Replicate:
+				j = kernels.ReplicateIndex(j, n)
+			}
+			src += j * ist[a]
+		}
+		if inside {
+			copy(out.Data[o*eb:], x.Data[src*eb:(src+1)*eb])
+		} else {
+			copy(out.Data[o*eb:], fill)
+		}
+	}
+	return out, nil
+}
+
+// refPadBackwardConst: grad_in[c] = grad_out[c + before].
+func refPadBackwardConst(g *tensor.Tensor, pads []kernels.Pad) (*tensor.Tensor, error) {
+	inShape, err := kernels.PadBackwardInShape("pad_backward", kernels.Constant, g.Shape, pads)
+	if err != nil {
+		return nil, err
+	}
+	out := tensor.New(g.DType, inShape)
+	eb := g.DType.Size()
+	ost := tensor.Strides(g.Shape)
+	for i := range out.NumElems() {
+		rem, src := i, 0
+		for a := len(inShape) - 1; a >= 0; a-- {
+			c := rem % inShape[a]
+			rem /= inShape[a]
+			src += (c + pads[a].Before) * ost[a]
+		}
+		copy(out.Data[i*eb:], g.Data[src*eb:(src+1)*eb])
+	}
+	return out, nil
+}
+
+type padCase struct {
+	shape []int
+	pads  []kernels.Pad
+}
+
+func pp(p ...int) []kernels.Pad {
+	out := make([]kernels.Pad, len(p)/2)
+	for i := range out {
+		out[i] = kernels.Pad{Before: p[2*i], After: p[2*i+1]}
+	}
+	return out
+}
+
+// padCases: rank 0..8, sizes around the workgroup (W = 256 threads; for
+// b1 a thread covers 4 elements, b2 2), odd sizes so words are shared,
+// pads of 0, n-1 (the reflect limit) and many workgroups.
+func padCases() []padCase {
+	cs := []padCase{
+		{[]int{}, nil},
+		{[]int{1}, pp(0, 0)},
+		{[]int{5}, pp(4, 4)},
+		{[]int{3}, pp(2, 1)},
+		{[]int{251}, pp(2, 2)},   // out 255
+		{[]int{252}, pp(2, 2)},   // out 256
+		{[]int{253}, pp(2, 2)},   // out 257
+		{[]int{1019}, pp(2, 2)},  // out 1023 (b1: W words - 1)
+		{[]int{1020}, pp(2, 2)},  // 1024
+		{[]int{1021}, pp(2, 2)},  // 1025
+		{[]int{509}, pp(1, 1)},   // 511 (b2 around W words)
+		{[]int{3, 7}, pp(1, 2, 3, 3)},
+		{[]int{2, 3, 5}, pp(1, 1, 2, 0, 0, 4)},
+		{[]int{2, 2, 2, 3}, pp(1, 1, 0, 1, 1, 0, 2, 2)},
+		{[]int{2, 1, 3, 2, 3}, pp(0, 1, 0, 0, 1, 2, 1, 1, 2, 0)},
+		{[]int{2, 2, 1, 2, 3, 2}, pp(1, 0, 0, 1, 0, 0, 1, 1, 2, 1, 0, 1)},
+		{[]int{1, 2, 2, 2, 2, 2, 3}, pp(0, 0, 1, 1, 0, 1, 1, 0, 0, 0, 1, 1, 2, 2)},
+		{[]int{2, 2, 2, 2, 1, 2, 2, 3}, pp(1, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 1, 1, 0, 1, 2)},
+		{[]int{3, 97, 131}, pp(1, 2, 5, 7, 3, 11)}, // ~45k outputs: many workgroups
+	}
+	return cs
+}
+
+// reflectOK reports whether the case satisfies reflect's pad <= n-1.
+func reflectOK(c padCase) bool {
+	for i, p := range c.pads {
+		if p.Before > c.shape[i]-1 || p.After > c.shape[i]-1 {
+			return false
+		}
+	}
+	return true
+}
+
+var widthTypes = []tensor.DType{tensor.U8, tensor.F16, tensor.F32, tensor.F64}
+
+func TestPadForward(t *testing.T) {
+	d := device(t)
+	r := rand.New(rand.NewSource(1))
+	for _, dt := range widthTypes {
+		for _, mode := range []kernels.Mode{kernels.Constant, kernels.Reflect, kernels.Replicate} {
+			for _, c := range padCases() {
+				if mode == kernels.Reflect && !reflectOK(c) {
+					continue
+				}
+				name := fmt.Sprintf("%s/%v/%v/%v", PadKernel(dt, mode), dt, c.shape, c.pads)
+				x := randTensor(r, dt, c.shape)
+				fill := make([]byte, dt.Size())
+				r.Read(fill)
+				want, err := refPad(x, mode, c.pads, fill)
+				if err != nil {
+					t.Fatalf("%s: reference: %v", name, err)
+				}
+				before := x.Clone()
+				got, err := d.Pad(x, mode, c.pads, fill)
+				if err != nil {
+					t.Errorf("%s: %v", name, err)
+					continue
+				}
+				sameBits(t, name, got, want)
+				sameBits(t, name+" (input unchanged)", x, before)
+			}
+		}
+	}
+}
+
+func TestPadBackwardConst(t *testing.T) {
+	d := device(t)
+	r := rand.New(rand.NewSource(2))
+	for _, dt := range widthTypes {
+		for _, c := range padCases() {
+			outShape, _ := kernels.PadOutShape("pad", kernels.Constant, c.shape, c.pads)
+			g := randTensor(r, dt, outShape)
+			name := fmt.Sprintf("%s/%v/%v", PadBackwardKernel(dt, kernels.Constant), c.shape, c.pads)
+			want, err := refPadBackwardConst(g, c.pads)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := d.PadBackward(g, kernels.Constant, c.pads)
+			if err != nil {
+				t.Errorf("%s: %v", name, err)
+				continue
+			}
+			sameBits(t, name, got, want)
+		}
+	}
+}
+
+func TestPadErrors(t *testing.T) {
+	d := device(t)
+	x := tensor.New(tensor.F32, []int{2, 3})
+	_, err := d.Pad(x, kernels.Reflect, pp(0, 0, 3, 0), nil)
+	_, cerr := kernels.PadOutShape("pad", kernels.Reflect, x.Shape, pp(0, 0, 3, 0))
+	if err == nil || err.Error() != cerr.Error() {
+		t.Errorf("reflect too wide: got %v, want %v", err, cerr)
+	}
+	if err != nil && !strings.Contains(err.Error(), "axis 1") {
+		t.Errorf("reflect error does not name the axis: %v", err)
+	}
+	_, err = d.Pad(tensor.New(tensor.F32, []int{1, 1, 1, 1, 1, 1, 1, 1, 1}), kernels.Constant, pp(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), nil)
+	if err == nil || !strings.Contains(err.Error(), "rank <= 8") {
+		t.Errorf("rank 9: got %v", err)
+	}
+	_, err = d.PadBackward(tensor.New(tensor.F64, []int{4}), kernels.Reflect, pp(1, 1))
+	if err == nil || err.Error() != "pad_backward_reflect_f64: not available on this adapter (needs 64-bit atomics); runs on CPU" {
+		t.Errorf("f64 reflect backward: got %v", err)
+	}
+	_, err = d.Pad(x, kernels.Constant, pp(0, 0, 1, 1), []byte{1, 2})
+	if err == nil {
+		t.Errorf("short fill accepted")
+	}
+}

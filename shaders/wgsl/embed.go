@@ -1,0 +1,60 @@
+// Package wgsl holds the WGSL compute shaders of this project, embedded so
+// the native (wgpu-native/Vulkan) and the browser (WebGPU) builds ship the
+// same source.
+//
+// Each file is one op family. A file is not a complete module on its own: the
+// dispatcher (kernels/gpu) prepends common.wgsl and a few `const` lines that
+// specialise it (element byte width EB, pad MODE, dtype DT, reduction OP, …),
+// so one source yields several pipelines (pad_const_b1 … pad_const_b8).
+// Textual specialisation is used instead of WGSL `override` constants because
+// the GOOS=js binding of github.com/cogentcore/webgpu does not pass pipeline
+// constants through.
+package wgsl
+
+import (
+	"embed"
+	"fmt"
+	"strings"
+)
+
+//go:embed *.wgsl
+var files embed.FS
+
+// Source returns the text of one embedded file ("pad.wgsl").
+func Source(name string) (string, error) {
+	b, err := files.ReadFile(name)
+	if err != nil {
+		return "", fmt.Errorf("wgsl: no embedded shader %q", name)
+	}
+	return string(b), nil
+}
+
+// Def is one specialisation constant: `const Name: u32 = Value;`.
+type Def struct {
+	Name  string
+	Value uint32
+}
+
+// Module assembles a complete WGSL module: common.wgsl, the specialisation
+// constants, then the family file.
+func Module(name string, defs ...Def) (string, error) {
+	common, err := Source("common.wgsl")
+	if err != nil {
+		return "", err
+	}
+	body, err := Source(name)
+	if err != nil {
+		return "", err
+	}
+	var sb strings.Builder
+	sb.WriteString(common)
+	sb.WriteString("\n// ---- specialisation (set by kernels/gpu) ----\n")
+	for _, d := range defs {
+		fmt.Fprintf(&sb, "const %s: u32 = %du;\n", d.Name, d.Value)
+	}
+	sb.WriteString("\n// ---- ")
+	sb.WriteString(name)
+	sb.WriteString(" ----\n")
+	sb.WriteString(body)
+	return sb.String(), nil
+}

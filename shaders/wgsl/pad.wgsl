@@ -1,0 +1,115 @@
+// pad.wgsl — the fuel-vulkan-kernels byte movers: pad_{const,reflect,replicate}_b{1,2,4,8}
+// (DIR = 0) and pad_backward_const_b{1,2,4,8} (DIR = 1, MODE = 0).
+//
+// Specialisation: EB (element bytes 1|2|4|8), MODE (0 constant, 1 reflect,
+// 2 replicate), DIR (0 forward pad, 1 constant-pad backward = gather).
+//
+// One thread per output element; for 1- and 2-byte elements one thread per
+// output u32 word (it assembles its 4 or 2 lanes), so no word has two writers.
+// No arithmetic on the data: bit-exact for every dtype of the width.
+//
+// Forward (per axis, j = out_coord - left_pad, n = in_dim):
+//   constant: 0 <= j < n ? in[j] : fill;  reflect: j<0 -> -j, j>=n -> 2(n-1)-j;
+//   replicate: clamp(j, 0, n-1). The reflect precondition (pads <= n-1) is
+//   checked by the host before dispatch (kernels.PadOutShape).
+// Backward constant: grad_in[c] = grad_out[c + left_pad] (one read per input slot).
+
+@group(0) @binding(0) var<storage, read> P: array<u32>;          // [n_elems, rank, fill_lo, fill_hi]
+@group(0) @binding(1) var<storage, read> shape_buf: array<u32>;  // [in_shape, out_shape, left_pad] (rank each)
+@group(0) @binding(2) var<storage, read> src: array<u32>;
+@group(0) @binding(3) var<storage, read_write> dst: array<u32>;
+
+// Flat source element index of destination element e, or NONE for a
+// constant-fill slot.
+fn source_index(e: u32) -> u32 {
+    let rank = P[1];
+    var rem = e;
+    var s = 0u;
+    var stride = 1u;
+    for (var a = i32(rank) - 1; a >= 0; a = a - 1) {
+        let ax = u32(a);
+        let n_in = shape_buf[ax];
+        let n_out = shape_buf[rank + ax];
+        let lp = shape_buf[2u * rank + ax];
+        if (DIR == 0u) {
+            let c = rem % n_out;
+            rem = rem / n_out;
+            var j = i32(c) - i32(lp);
+            let n = i32(n_in);
+            if (MODE == 0u) {
+                if (j < 0 || j >= n) {
+                    return NONE;
+                }
+            } else if (MODE == 1u) {
+                if (j < 0) { j = -j; }
+                if (j >= n) { j = 2 * (n - 1) - j; }
+            } else {
+                j = clamp(j, 0, n - 1);
+            }
+            s = s + u32(j) * stride;
+            stride = stride * n_in;
+        } else {
+            let c = rem % n_in;
+            rem = rem / n_in;
+            s = s + (c + lp) * stride;
+            stride = stride * n_out;
+        }
+    }
+    return s;
+}
+
+fn load_lane(s: u32) -> u32 {
+    if (EB == 1u) {
+        return (src[s >> 2u] >> ((s & 3u) * 8u)) & 0xffu;
+    }
+    return (src[s >> 1u] >> ((s & 1u) * 16u)) & 0xffffu;
+}
+
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid: vec3<u32>,
+        @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    let t = thread_id(wid, nwg, lid);
+    let n = P[0];
+    if (EB == 4u) {
+        if (t >= n) { return; }
+        let s = source_index(t);
+        if (s == NONE) {
+            dst[GUARD + t] = P[2];
+        } else {
+            dst[GUARD + t] = src[s];
+        }
+    } else if (EB == 8u) {
+        if (t >= n) { return; }
+        let s = source_index(t);
+        if (s == NONE) {
+            dst[GUARD + 2u * t] = P[2];
+            dst[GUARD + 2u * t + 1u] = P[3];
+        } else {
+            dst[GUARD + 2u * t] = src[2u * s];
+            dst[GUARD + 2u * t + 1u] = src[2u * s + 1u];
+        }
+    } else {
+        let per = 4u / EB;
+        let bits = EB * 8u;
+        let first = t * per;
+        if (first >= n) { return; }
+        var word = 0u;
+        if (first + per > n) {
+            word = dst[GUARD + t];          // last, partial word: keep the lanes past n
+        }
+        for (var l = 0u; l < per; l = l + 1u) {
+            let e = first + l;
+            if (e >= n) { break; }
+            let s = source_index(e);
+            var v = 0u;
+            if (s == NONE) {
+                v = P[2];
+            } else {
+                v = load_lane(s);
+            }
+            word = put_lane(word, l, bits, v);
+        }
+        dst[GUARD + t] = word;
+    }
+}
