@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"runtime"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/cogentcore/webgpu/wgpu"
@@ -72,11 +73,22 @@ func OpenNative() (*Device, error) {
 			want = append(want, f)
 		}
 	}
+	// Ask for the adapter's compute and buffer limits; passing the whole
+	// adapter limit set back makes RequestDevice fail on lavapipe, so the
+	// rest stay at wgpu's defaults.
+	req := wgpu.DefaultLimits()
+	req.MaxStorageBufferBindingSize = lim.MaxStorageBufferBindingSize
+	req.MaxBufferSize = lim.MaxBufferSize
+	req.MaxStorageBuffersPerShaderStage = lim.MaxStorageBuffersPerShaderStage
+	req.MaxComputeWorkgroupStorageSize = lim.MaxComputeWorkgroupStorageSize
+	req.MaxComputeInvocationsPerWorkgroup = lim.MaxComputeInvocationsPerWorkgroup
+	req.MaxComputeWorkgroupSizeX = lim.MaxComputeWorkgroupSizeX
+	req.MaxComputeWorkgroupsPerDimension = lim.MaxComputeWorkgroupsPerDimension
 	d := &Device{MapTimeout: 2 * time.Minute}
 	dev, err := ad.RequestDevice(&wgpu.DeviceDescriptor{
 		Label:            "fkc",
 		RequiredFeatures: want,
-		RequiredLimits:   &wgpu.RequiredLimits{Limits: lim},
+		RequiredLimits:   &wgpu.RequiredLimits{Limits: req},
 		// No DeviceLostCallback: webgpu v0.23.0 stores a Go pointer in the
 		// C descriptor for it and cgocheck panics. A lost device shows up
 		// instead as a failed map / validation error, which become errors.
@@ -96,7 +108,7 @@ func OpenNative() (*Device, error) {
 	sort.Strings(names)
 	dl := dev.GetLimits().Limits
 	d.info = AdapterInfo{
-		Name:                              ai.Name,
+		Name:                              adapterName(ai),
 		Backend:                           ai.BackendType.String(),
 		Driver:                            ai.DriverDescription,
 		Vendor:                            ai.VendorName,
@@ -169,4 +181,13 @@ func (platform) readBack(d *Device, stages []*buffer) ([][]byte, error) {
 		b.b.Unmap()
 	}
 	return out, nil
+}
+
+// adapterName: wgpu-native v0.19 (under webgpu v0.23.0) reports the Vulkan
+// deviceName in the info's description and a hex id in its device field.
+func adapterName(ai wgpu.AdapterInfo) string {
+	if ai.DriverDescription != "" && (ai.Name == "" || strings.HasPrefix(ai.Name, "0x")) {
+		return ai.DriverDescription
+	}
+	return ai.Name
 }
