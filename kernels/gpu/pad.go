@@ -76,17 +76,19 @@ func shapeBuf(in, out []int, pads []kernels.Pad) []uint32 {
 	return sb
 }
 
-// fillWords splits a fill element's bytes into (lo, hi) u32 words.
-func fillWords(op string, dt tensor.DType, fill []byte) (uint32, uint32, error) {
-	if fill == nil {
-		return 0, 0, nil
-	}
-	if len(fill) != dt.Size() {
-		return 0, 0, kernels.Violatef(op, "fill value has %d bytes but a %s element has %d (contract: fill_value is the element's bit pattern)", len(fill), dt, dt.Size())
-	}
+// fillWords splits a (validated) fill element's bytes into (lo, hi) u32 words.
+func fillWords(fill []byte) (uint32, uint32) {
 	var b [8]byte
 	copy(b[:], fill)
-	return getU32(b[:4]), getU32(b[4:]), nil
+	return getU32(b[:4]), getU32(b[4:])
+}
+
+func checkMode(op string, mode kernels.Mode) error {
+	switch mode {
+	case kernels.Constant, kernels.Reflect, kernels.Replicate:
+		return nil
+	}
+	return kernels.Violatef(op, "mode_tag %d is not a pad mode (contract: mode_tag in {0 Constant, 1 Reflect, 2 Replicate})", int(mode))
 }
 
 func elemWords(n, eb int) uint64 {
@@ -104,9 +106,25 @@ func elemWords(n, eb int) uint64 {
 // mode's element bit pattern (nil = zeros); it is ignored by reflect/replicate.
 func (d *Device) Pad(x *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad, fill []byte) (*tensor.Tensor, error) {
 	const op = "pad"
+	if err := kernels.CheckOperand(op, "input", x, nil); err != nil {
+		return nil, err
+	}
+	if err := checkMode(op, mode); err != nil {
+		return nil, err
+	}
 	outShape, err := kernels.PadOutShape(op, mode, x.Shape, pads)
 	if err != nil {
 		return nil, err
+	}
+	var lo, hi uint32
+	if mode == kernels.Constant {
+		if err := kernels.CheckFill(op, fill, x.DType); err != nil {
+			return nil, err
+		}
+		lo, hi = fillWords(fill)
+	}
+	if err := tensor.CheckShape(outShape); err != nil {
+		return nil, kernels.Violatef(op, "output: %v", err)
 	}
 	if err := checkRank(op, x.Rank()); err != nil {
 		return nil, err
@@ -114,12 +132,6 @@ func (d *Device) Pad(x *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad, fi
 	nOut := tensor.NumElems(outShape)
 	if err := checkElems(op, nOut); err != nil {
 		return nil, err
-	}
-	var lo, hi uint32
-	if mode == kernels.Constant {
-		if lo, hi, err = fillWords(op, x.DType, fill); err != nil {
-			return nil, err
-		}
 	}
 	eb := x.DType.Size()
 	out := tensor.New(x.DType, outShape)
@@ -157,6 +169,19 @@ func (d *Device) Pad(x *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad, fi
 // which wgpu does not offer: it returns an error saying so.
 func (d *Device) PadBackward(gradOut *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad) (*tensor.Tensor, error) {
 	const op = "pad_backward"
+	// Constant backward is a byte gather (any dtype, as the seed's
+	// pad_backward_const_b*); the accumulating modes take the float set,
+	// exactly as the CPU path checks it.
+	dts := kernels.FloatDTypes
+	if mode == kernels.Constant {
+		dts = nil
+	}
+	if err := kernels.CheckOperand(op, "grad_out", gradOut, dts); err != nil {
+		return nil, err
+	}
+	if err := checkMode(op, mode); err != nil {
+		return nil, err
+	}
 	inShape, err := kernels.PadBackwardInShape(op, mode, gradOut.Shape, pads)
 	if err != nil {
 		return nil, err
@@ -174,8 +199,6 @@ func (d *Device) PadBackward(gradOut *tensor.Tensor, mode kernels.Mode, pads []k
 		case tensor.F32, tensor.F16, tensor.BF16:
 		case tensor.F64:
 			return nil, fmt.Errorf("%s: not available on this adapter (needs 64-bit atomics); runs on CPU", PadBackwardKernel(dt, mode))
-		default:
-			return nil, kernels.Violatef(op, "%s backward of a %s tensor: the GPU kernels accumulate F32, F16 or BF16 only (contract: grad_out dtypes [F32] / [F16] / [BF16])", mode, dt)
 		}
 	}
 	gin := tensor.New(dt, inShape)
@@ -237,16 +260,19 @@ func (d *Device) PadBackward(gradOut *tensor.Tensor, mode kernels.Mode, pads []k
 // mask is BOOL with x's shape (no broadcasting).
 func (d *Device) MaskedFill(x, mask *tensor.Tensor, fill []byte) (*tensor.Tensor, error) {
 	const op = "masked_fill"
-	if mask.DType != tensor.BOOL {
-		return nil, kernels.Violatef(op, "mask has dtype %s (contract: mask dtypes [BOOL])", mask.DType)
-	}
-	if !sameShape(x.Shape, mask.Shape) {
-		return nil, kernels.Violatef(op, "mask shape %v differs from input shape %v (contract: mask same_as=input; no broadcasting)", mask.Shape, x.Shape)
-	}
-	lo, hi, err := fillWords(op, x.DType, fill)
-	if err != nil {
+	if err := kernels.CheckOperand(op, "input", x, nil); err != nil {
 		return nil, err
 	}
+	if err := kernels.CheckOperand(op, "mask", mask, []tensor.DType{tensor.BOOL}); err != nil {
+		return nil, err
+	}
+	if !kernels.SameShape(x.Shape, mask.Shape) {
+		return nil, kernels.Violatef(op, "mask shape %v differs from input shape %v (contract: mask same_as=input, no broadcasting)", mask.Shape, x.Shape)
+	}
+	if err := kernels.CheckFill(op, fill, x.DType); err != nil {
+		return nil, err
+	}
+	lo, hi := fillWords(fill)
 	n := x.NumElems()
 	if err := checkElems(op, n); err != nil {
 		return nil, err
@@ -280,14 +306,4 @@ func (d *Device) MaskedFill(x, mask *tensor.Tensor, fill []byte) (*tensor.Tensor
 	return out, nil
 }
 
-func sameShape(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
+func sameShape(a, b []int) bool { return kernels.SameShape(a, b) }

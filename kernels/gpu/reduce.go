@@ -1,0 +1,412 @@
+package gpu
+
+import (
+	"fmt"
+
+	"github.com/fkc-playground/fkc/kernels"
+	"github.com/fkc-playground/fkc/shaders/wgsl"
+	"github.com/fkc-playground/fkc/tensor"
+)
+
+// The reduce family on the GPU (shaders/wgsl/reduce.wgsl; contract
+// contracts/project/fkc-wgsl-kernels.fkc.md). Validation is the CPU path's
+// (same helpers, same words); the GPU serves F32, F16 and BF16.
+
+// GPUFloatDTypes are the dtypes the GPU reductions and adds compute on.
+var GPUFloatDTypes = []tensor.DType{tensor.F32, tensor.F16, tensor.BF16}
+
+const (
+	opSum = 0
+	opMax = 1
+	opMin = 2
+
+	finSum  = 0
+	finMean = 1
+	finVal  = 2
+	finArg  = 3
+
+	chunk  = 4 * wgSize // elements per workgroup per level (CH in reduce.wgsl)
+	seqMax = 32         // segments this short are folded by one thread, in order
+)
+
+func dtTag(dt tensor.DType) uint32 {
+	switch dt {
+	case tensor.F16:
+		return 1
+	case tensor.BF16:
+		return 2
+	}
+	return 0
+}
+
+// checkGPUFloat validates a float operand as the CPU does, then rejects F64
+// (no f64 reductions on the GPU) with a pointer to the CPU path.
+func checkGPUFloat(op, operand string, t *tensor.Tensor) error {
+	if err := kernels.CheckOperand(op, operand, t, kernels.FloatDTypes); err != nil {
+		return err
+	}
+	if t.DType == tensor.F64 {
+		return fmt.Errorf("%s: F64 is not available on the GPU kernels (contract fkc-wgsl-kernels: dtypes [F32, F16, BF16]); runs on CPU", op)
+	}
+	return nil
+}
+
+// axis is one (size, input stride) pair of a segment walk.
+type axis struct{ size, stride int }
+
+// mergeAxes drops size-1 axes and merges neighbours that are contiguous in
+// the input (stride[a] == size[a+1]*stride[a+1]), keeping row-major order.
+func mergeAxes(ax []axis) []axis {
+	var out []axis
+	for _, a := range ax {
+		if a.size == 1 {
+			continue
+		}
+		if n := len(out); n > 0 && out[n-1].stride == a.size*a.stride {
+			out[n-1] = axis{out[n-1].size * a.size, a.stride}
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// segments splits x's axes into kept (output) and collapsed (reduced) walks.
+func segments(shape []int, collapsed func(a int) bool) (kept, coll []axis) {
+	st := tensor.Strides(shape)
+	for a, n := range shape {
+		if collapsed(a) {
+			coll = append(coll, axis{n, st[a]})
+		} else {
+			kept = append(kept, axis{n, st[a]})
+		}
+	}
+	return mergeAxes(kept), mergeAxes(coll)
+}
+
+type reduction struct {
+	op       string // contract kernel name: "sum_all", "argmax_dim", …
+	x        *tensor.Tensor
+	outShape []int
+	kept     []axis
+	coll     []axis
+	opKind   uint32
+	fin      uint32
+}
+
+func prod(ax []axis) int {
+	n := 1
+	for _, a := range ax {
+		n *= a.size
+	}
+	return n
+}
+
+func (r *reduction) params(kcur, c int, level0 bool) []uint32 {
+	p := make([]uint32, 40)
+	p[0] = uint32(tensor.NumElems(r.outShape))
+	p[1] = uint32(prod(r.coll))
+	p[2], p[3] = uint32(kcur), uint32(c)
+	if level0 {
+		p[4] = 1
+	}
+	p[5], p[6] = uint32(len(r.kept)), uint32(len(r.coll))
+	for i, a := range r.kept {
+		p[8+i], p[16+i] = uint32(a.size), uint32(a.stride)
+	}
+	for i, a := range r.coll {
+		p[24+i], p[32+i] = uint32(a.size), uint32(a.stride)
+	}
+	if len(r.coll) == 0 {
+		p[32] = 0
+	}
+	return p
+}
+
+func (r *reduction) check() error {
+	if len(r.kept) > maxRank || len(r.coll) > maxRank {
+		return kernels.Violatef(r.op, "x %s has more than 8 non-mergeable axes (GPU kernels: rank <= 8)", r.x)
+	}
+	if err := checkElems(r.op, r.x.NumElems()); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (r *reduction) spec(entry string) kernelSpec {
+	fin := [...]string{"sum", "mean", "val", "arg"}[r.fin]
+	return kernelSpec{
+		name:  fmt.Sprintf("reduce_%s_op%d_%s", fin, r.opKind, dtName(r.x.DType)),
+		file:  "reduce.wgsl",
+		entry: entry,
+		defs:  []wgsl.Def{{Name: "DT", Value: dtTag(r.x.DType)}, {Name: "OP", Value: r.opKind}, {Name: "FIN", Value: r.fin}},
+		rw:    []bool{false, false, false, true, true},
+	}
+}
+
+// levels records the tree passes: each level reduces chunks of `chunk`
+// values per segment to one partial, until one partial per segment is left.
+// It returns the last level's params buffer and partials.
+func (r *reduction) levels(j *job, x *buffer, dst *buffer, p *pipe) (params, parts *buffer) {
+	nseg := tensor.NumElems(r.outShape)
+	words := 1
+	if r.opKind != opSum {
+		words = 2
+	}
+	kcur := prod(r.coll)
+	in := x
+	level0 := true
+	for {
+		c := max(1, (kcur+chunk-1)/chunk)
+		params = j.words("params", r.params(kcur, c, level0))
+		out := j.scratch("partials", 4*words*nseg*c)
+		j.dispatch(p, uint64(nseg)*uint64(c), params, x, in, out, dst)
+		parts, in, kcur, level0 = out, out, c, false
+		if c == 1 {
+			return params, parts
+		}
+	}
+}
+
+func (d *Device) reduce(r *reduction) (*tensor.Tensor, error) {
+	if err := r.check(); err != nil {
+		return nil, err
+	}
+	odt := r.x.DType
+	if r.fin == finArg {
+		odt = tensor.U32
+	}
+	out := tensor.New(odt, r.outShape)
+	nseg := out.NumElems()
+	if nseg == 0 {
+		return out, nil
+	}
+	outWords := elemWords(nseg, odt.Size())
+	K := prod(r.coll)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	j := (*job)(nil)
+	if K <= seqMax {
+		p, err := d.pipeline(r.spec("seq"))
+		if err != nil {
+			return nil, err
+		}
+		j = d.begin(r.op)
+		params := j.words("params", r.params(K, 1, true))
+		x := j.input("x", r.x.Data)
+		dst := j.output("out", len(out.Data), nil, true)
+		j.dispatch(p, groupsFor(outWords), params, x, x, j.scratch("unused", 4), dst.buf)
+		if err := j.run(); err != nil {
+			return nil, err
+		}
+		copy(out.Data, dst.data)
+		return out, nil
+	}
+	pl, err := d.pipeline(r.spec("level"))
+	if err != nil {
+		return nil, err
+	}
+	pf, err := d.pipeline(r.spec("finalize"))
+	if err != nil {
+		return nil, err
+	}
+	j = d.begin(r.op)
+	x := j.input("x", r.x.Data)
+	dst := j.output("out", len(out.Data), nil, true)
+	params, parts := r.levels(j, x, dst.buf, pl)
+	j.dispatch(pf, groupsFor(outWords), params, x, parts, j.scratch("unused", 4), dst.buf)
+	if err := j.run(); err != nil {
+		return nil, err
+	}
+	copy(out.Data, dst.data)
+	return out, nil
+}
+
+func (d *Device) reduceAll(op string, x *tensor.Tensor, opKind, fin uint32) (*tensor.Tensor, error) {
+	if err := checkGPUFloat(op, "x", x); err != nil {
+		return nil, err
+	}
+	kept, coll := segments(x.Shape, func(int) bool { return true })
+	return d.reduce(&reduction{op: op, x: x, outShape: []int{}, kept: kept, coll: coll, opKind: opKind, fin: fin})
+}
+
+func (d *Device) reduceDim(op string, x *tensor.Tensor, dim int, opKind, fin uint32) (*tensor.Tensor, error) {
+	if err := checkGPUFloat(op, "x", x); err != nil {
+		return nil, err
+	}
+	if err := kernels.CheckDim(op, "x", dim, x.Rank()); err != nil {
+		return nil, err
+	}
+	if fin == finArg {
+		n := x.Shape[dim]
+		if n == 0 {
+			return nil, kernels.Violatef(op, "axis %d of x %s is empty: there is no element to index (contract: reduced axis non-empty)", dim, x)
+		}
+		if err := kernels.CheckAxisIndexable(op, n); err != nil {
+			return nil, err
+		}
+	}
+	kept, coll := segments(x.Shape, func(a int) bool { return a == dim })
+	return d.reduce(&reduction{op: op, x: x, outShape: kernels.DropDim(x.Shape, dim), kept: kept, coll: coll, opKind: opKind, fin: fin})
+}
+
+func (d *Device) reduceTo(op string, x *tensor.Tensor, target []int, opKind uint32) (*tensor.Tensor, error) {
+	if err := checkGPUFloat(op, "x", x); err != nil {
+		return nil, err
+	}
+	al, err := kernels.AlignTarget(op, x.Shape, target)
+	if err != nil {
+		return nil, err
+	}
+	kept, coll := segments(x.Shape, func(a int) bool { return al[a] != x.Shape[a] })
+	fin := uint32(finSum)
+	if opKind != opSum {
+		fin = finVal
+	}
+	return d.reduce(&reduction{op: op, x: x, outShape: append([]int{}, target...), kept: kept, coll: coll, opKind: opKind, fin: fin})
+}
+
+// SumAll: tree-reduced f32 sum of every element (halves widened, narrowed
+// once); rank-0 output; empty -> 0.
+func (d *Device) SumAll(x *tensor.Tensor) (*tensor.Tensor, error) {
+	return d.reduceAll("sum_all", x, opSum, finSum)
+}
+
+// MaxAll: exact maximum (strict >, NaN skipped, first of a tie); empty or
+// all-NaN -> -inf. Bitwise equal to the CPU oracle.
+func (d *Device) MaxAll(x *tensor.Tensor) (*tensor.Tensor, error) {
+	return d.reduceAll("max_all", x, opMax, finVal)
+}
+
+// MinAll: exact minimum, the mirror of MaxAll; empty or all-NaN -> +inf.
+func (d *Device) MinAll(x *tensor.Tensor) (*tensor.Tensor, error) {
+	return d.reduceAll("min_all", x, opMin, finVal)
+}
+
+// MeanAll: f32 tree sum / n, narrowed once; empty -> NaN.
+func (d *Device) MeanAll(x *tensor.Tensor) (*tensor.Tensor, error) {
+	return d.reduceAll("mean_all", x, opSum, finMean)
+}
+
+// SumDim sums along dim (removed).
+func (d *Device) SumDim(x *tensor.Tensor, dim int) (*tensor.Tensor, error) {
+	return d.reduceDim("sum_dim", x, dim, opSum, finSum)
+}
+
+// MaxDim: exact maximum along dim (removed); bitwise equal to the oracle.
+func (d *Device) MaxDim(x *tensor.Tensor, dim int) (*tensor.Tensor, error) {
+	return d.reduceDim("max_dim", x, dim, opMax, finVal)
+}
+
+// MinDim: exact minimum along dim (removed); bitwise equal to the oracle.
+func (d *Device) MinDim(x *tensor.Tensor, dim int) (*tensor.Tensor, error) {
+	return d.reduceDim("min_dim", x, dim, opMin, finVal)
+}
+
+// MeanDim: sum along dim / the axis length, narrowed once.
+func (d *Device) MeanDim(x *tensor.Tensor, dim int) (*tensor.Tensor, error) {
+	return d.reduceDim("mean_dim", x, dim, opSum, finMean)
+}
+
+// ArgMaxDim: U32 index of the maximum along dim (ties -> smallest index;
+// a NaN at index 0 is never beaten, as in the oracle's seeded scan).
+func (d *Device) ArgMaxDim(x *tensor.Tensor, dim int) (*tensor.Tensor, error) {
+	return d.reduceDim("argmax_dim", x, dim, opMax, finArg)
+}
+
+// ArgMinDim: U32 index of the minimum along dim.
+func (d *Device) ArgMinDim(x *tensor.Tensor, dim int) (*tensor.Tensor, error) {
+	return d.reduceDim("argmin_dim", x, dim, opMin, finArg)
+}
+
+// ReduceSumTo sums x down to the broadcast-compatible target shape.
+func (d *Device) ReduceSumTo(x *tensor.Tensor, target []int) (*tensor.Tensor, error) {
+	return d.reduceTo("reduce_sum_to", x, target, opSum)
+}
+
+// ReduceMaxTo takes the exact maximum down to the target shape.
+func (d *Device) ReduceMaxTo(x *tensor.Tensor, target []int) (*tensor.Tensor, error) {
+	return d.reduceTo("reduce_max_to", x, target, opMax)
+}
+
+// ReduceMaxToBackward routes upstream to the positions equal to their
+// cell's maximum, split evenly across ties: the max passes of ReduceMaxTo,
+// an integer tie count per cell (atomicAdd), then one pass writing
+// mask ? upstream/count : upstream/count·0.
+func (d *Device) ReduceMaxToBackward(x, upstream *tensor.Tensor, target []int) (*tensor.Tensor, error) {
+	const op = "reduce_max_to_backward"
+	if err := checkGPUFloat(op, "x", x); err != nil {
+		return nil, err
+	}
+	if err := kernels.CheckOperand(op, "upstream", upstream, kernels.FloatDTypes); err != nil {
+		return nil, err
+	}
+	if err := kernels.CheckSameDType(op, "x", x, "upstream", upstream); err != nil {
+		return nil, err
+	}
+	al, err := kernels.AlignTarget(op, x.Shape, target)
+	if err != nil {
+		return nil, err
+	}
+	if !kernels.SameShape(upstream.Shape, target) {
+		return nil, kernels.Violatef(op, "upstream shape %v differs from the target shape %v (contract: upstream same_as=out_shape)", upstream.Shape, target)
+	}
+	if err := checkRank(op, x.Rank()); err != nil {
+		return nil, err
+	}
+	kept, coll := segments(x.Shape, func(a int) bool { return al[a] != x.Shape[a] })
+	r := &reduction{op: op, x: x, outShape: append([]int{}, target...), kept: kept, coll: coll, opKind: opMax, fin: finVal}
+	if err := r.check(); err != nil {
+		return nil, err
+	}
+	grad := tensor.New(x.DType, x.Shape)
+	n, ncell := x.NumElems(), tensor.NumElems(target)
+	if n == 0 {
+		return grad, nil
+	}
+	// cell strides: row-major over the aligned target, 0 on collapsed axes
+	p2 := make([]uint32, 18)
+	p2[0], p2[1] = uint32(n), uint32(x.Rank())
+	ost := tensor.Strides(al)
+	for a := range x.Shape {
+		p2[2+a] = uint32(x.Shape[a])
+		if al[a] == x.Shape[a] {
+			p2[10+a] = uint32(ost[a])
+		}
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	pl, err := d.pipeline(r.spec("level"))
+	if err != nil {
+		return nil, err
+	}
+	bspec := kernelSpec{
+		name: "reduce_max_to_backward_" + dtName(x.DType), file: "reduce_backward.wgsl",
+		defs: []wgsl.Def{{Name: "DT", Value: dtTag(x.DType)}},
+		rw:   []bool{false, false, false, false, true, true},
+	}
+	bspec.entry = "count"
+	pc, err := d.pipeline(bspec)
+	if err != nil {
+		return nil, err
+	}
+	bspec.entry = "grad"
+	pg, err := d.pipeline(bspec)
+	if err != nil {
+		return nil, err
+	}
+	j := d.begin(op)
+	xb := j.input("x", x.Data)
+	ub := j.input("upstream", upstream.Data)
+	dst := j.output("grad_x", len(grad.Data), nil, true)
+	_, parts := r.levels(j, xb, j.scratch("unused", 4), pl)
+	pb := j.words("params", p2)
+	cnt := j.scratch("tie_count", 4*ncell)
+	j.dispatch(pc, groupsFor(uint64(n)), pb, xb, parts, ub, cnt, dst.buf)
+	j.dispatch(pg, groupsFor(elemWords(n, x.DType.Size())), pb, xb, parts, ub, cnt, dst.buf)
+	if err := j.run(); err != nil {
+		return nil, err
+	}
+	copy(grad.Data, dst.data)
+	return grad, nil
+}

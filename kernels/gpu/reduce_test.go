@@ -1,0 +1,362 @@
+package gpu
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"testing"
+
+	"github.com/fkc-playground/fkc/kernels"
+	"github.com/fkc-playground/fkc/kernels/cpu"
+	"github.com/fkc-playground/fkc/tensor"
+)
+
+var gpuFloats = []tensor.DType{tensor.F32, tensor.F16, tensor.BF16}
+
+// specialFloat fills x with values from a small set (ties, ±0, ±inf, NaN)
+// mixed with random ones, so extremum tie-breaking and NaN skipping matter.
+func specialFloat(r *rand.Rand, dt tensor.DType, shape []int, nanAll bool) *tensor.Tensor {
+	set := []float64{-2, -1, math.Copysign(0, -1), 0, 1, 2, math.Inf(1), math.Inf(-1), math.NaN(), 0.5}
+	x := tensor.New(dt, shape)
+	for i := range x.NumElems() {
+		switch {
+		case nanAll:
+			x.Set(i, math.NaN())
+		case r.Intn(3) == 0:
+			x.Set(i, set[r.Intn(len(set))])
+		default:
+			x.Set(i, float64(r.Intn(7)-3)) // many ties
+		}
+	}
+	return x
+}
+
+type redFns struct {
+	name string
+	gpu  func(*Device, *tensor.Tensor) (*tensor.Tensor, error)
+	cpu  func(*tensor.Tensor) (*tensor.Tensor, error)
+}
+
+func TestReduceExtremaBitwise(t *testing.T) {
+	d := device(t)
+	r := rand.New(rand.NewSource(5))
+	allShapes := [][]int{{}, {0}, {1}, {31}, {32}, {33}, {255}, {256}, {257}, {1023}, {1024}, {1025}, {3, 1500}, {1100, 1000}, {2, 1, 3, 2, 1, 2, 3, 2}}
+	fns := []redFns{
+		{"max_all", (*Device).MaxAll, cpu.MaxAll},
+		{"min_all", (*Device).MinAll, cpu.MinAll},
+	}
+	for _, dt := range gpuFloats {
+		for _, sh := range allShapes {
+			for _, nanAll := range []bool{false, true} {
+				x := specialFloat(r, dt, sh, nanAll)
+				for _, f := range fns {
+					name := fmt.Sprintf("%s/%v%v/nanAll=%v", f.name, dt, sh, nanAll)
+					want, err := f.cpu(x)
+					if err != nil {
+						t.Fatalf("%s: cpu: %v", name, err)
+					}
+					got, err := f.gpu(d, x)
+					if err != nil {
+						t.Errorf("%s: %v", name, err)
+						continue
+					}
+					sameBits(t, name, got, want)
+				}
+			}
+		}
+	}
+}
+
+type dimFns struct {
+	name string
+	gpu  func(*Device, *tensor.Tensor, int) (*tensor.Tensor, error)
+	cpu  func(*tensor.Tensor, int) (*tensor.Tensor, error)
+}
+
+func TestReduceDimBitwise(t *testing.T) {
+	d := device(t)
+	r := rand.New(rand.NewSource(6))
+	shapes := [][]int{{1}, {7}, {33}, {5, 40}, {3, 1030, 2}, {2, 1, 3, 2, 1, 2, 3, 2}, {4, 0, 3}, {2, 2500}}
+	fns := []dimFns{
+		{"max_dim", (*Device).MaxDim, cpu.MaxDim},
+		{"min_dim", (*Device).MinDim, cpu.MinDim},
+		{"argmax_dim", (*Device).ArgMaxDim, cpu.ArgMaxDim},
+		{"argmin_dim", (*Device).ArgMinDim, cpu.ArgMinDim},
+	}
+	for _, dt := range gpuFloats {
+		for _, sh := range shapes {
+			x := specialFloat(r, dt, sh, false)
+			for dim := range sh {
+				for _, f := range fns {
+					name := fmt.Sprintf("%s/%v%v/dim=%d", f.name, dt, sh, dim)
+					want, werr := f.cpu(x, dim)
+					got, err := f.gpu(d, x, dim)
+					if werr != nil || err != nil {
+						if werr == nil || err == nil || werr.Error() != err.Error() {
+							t.Errorf("%s: gpu error %v, cpu error %v", name, err, werr)
+						}
+						continue
+					}
+					sameBits(t, name, got, want)
+				}
+			}
+		}
+	}
+}
+
+func TestReduceMaxToBitwise(t *testing.T) {
+	d := device(t)
+	r := rand.New(rand.NewSource(7))
+	cases := []struct{ shape, target []int }{
+		{[]int{}, []int{}},
+		{[]int{5}, []int{1}},
+		{[]int{4, 300, 3}, []int{300, 1}},
+		{[]int{4, 300, 3}, []int{4, 1, 3}},
+		{[]int{4, 300, 3}, []int{}},
+		{[]int{4, 300, 3}, []int{4, 300, 3}},
+		{[]int{2, 3, 1, 2, 2, 1, 2, 3}, []int{3, 1, 1, 2, 1, 1, 3}},
+		{[]int{1030, 2}, []int{1, 2}},
+	}
+	for _, dt := range gpuFloats {
+		for _, c := range cases {
+			x := specialFloat(r, dt, c.shape, false)
+			name := fmt.Sprintf("reduce_max_to/%v%v->%v", dt, c.shape, c.target)
+			want, err := cpu.ReduceMaxTo(x, c.target)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := d.ReduceMaxTo(x, c.target)
+			if err != nil {
+				t.Errorf("%s: %v", name, err)
+				continue
+			}
+			sameBits(t, name, got, want)
+
+			// backward: finite upstream; ties share
+			up := randFloat(r, dt, c.target, 4)
+			wantB, err := cpu.ReduceMaxToBackward(x, up, c.target)
+			if err != nil {
+				t.Fatal(err)
+			}
+			gotB, err := d.ReduceMaxToBackward(x, up, c.target)
+			if err != nil {
+				t.Errorf("%s backward: %v", name, err)
+				continue
+			}
+			sameBits(t, name+" backward", gotB, wantB)
+		}
+	}
+}
+
+// sumDepth is the longest chain of roundings any element passes through in
+// the GPU sum of K elements: K-1 for the sequential short path, 10 per tree
+// level (2 pairwise per thread + 8 in the 256-wide shared tree) otherwise.
+func sumDepth(K int) int {
+	if K <= seqMax {
+		return max(K-1, 0)
+	}
+	levels := 0
+	for k := K; ; {
+		levels++
+		k = (k + chunk - 1) / chunk
+		if k == 1 {
+			break
+		}
+	}
+	return 10 * levels
+}
+
+func gamma(k int) float64 {
+	u := 0x1p-24
+	return float64(k) * u / (1 - float64(k)*u)
+}
+
+// checkSums compares GPU sums/means with an f64 reference: |got - exact| <=
+// γ_D·Σ|x| (f32 tree) + u_out·|exact| (one narrowing) [÷ K for a mean].
+func checkSums(t *testing.T, name string, got *tensor.Tensor, exact, mag []float64, K int, mean bool) {
+	t.Helper()
+	uo := unitRoundoff(got.DType)
+	D := sumDepth(K)
+	bad := 0
+	for i := range exact {
+		e, m := exact[i], mag[i]
+		tol := gamma(D) * m
+		if mean {
+			if K == 0 {
+				if !math.IsNaN(got.At(i)) {
+					t.Errorf("%s[%d]: mean of nothing = %g, want NaN", name, i, got.At(i))
+				}
+				continue
+			}
+			e, tol = e/float64(K), tol/float64(K)+0x1p-24*math.Abs(e/float64(K))
+		}
+		tol = tol*(1+uo) + uo*math.Abs(e) + 0x1p-24*0x1p-24
+		if diff := math.Abs(got.At(i) - e); !(diff <= tol) {
+			if bad < 5 {
+				t.Errorf("%s[%d]: got %g, exact %g, |diff| %g > bound %g (D=%d)", name, i, got.At(i), e, diff, tol, D)
+			}
+			bad++
+		}
+	}
+}
+
+func exactSums(x *tensor.Tensor, shape []int, cell func(coord []int) int, ncell int) (sum, mag []float64) {
+	sum, mag = make([]float64, ncell), make([]float64, ncell)
+	coord := make([]int, len(shape))
+	for i := range x.NumElems() {
+		rem := i
+		for a := len(shape) - 1; a >= 0; a-- {
+			coord[a] = rem % shape[a]
+			rem /= shape[a]
+		}
+		c := cell(coord)
+		v := x.At(i)
+		sum[c] += v
+		mag[c] += math.Abs(v)
+	}
+	return
+}
+
+func TestReduceSumsWithinBound(t *testing.T) {
+	d := device(t)
+	r := rand.New(rand.NewSource(8))
+	for _, dt := range gpuFloats {
+		for _, sh := range [][]int{{}, {0}, {1}, {31}, {32}, {33}, {1023}, {1024}, {1025}, {4103}, {1 << 20}, {3, 1500}, {2, 1, 3, 2, 1, 2, 3, 2}} {
+			x := randFloat(r, dt, sh, 1)
+			n := x.NumElems()
+			sum, mag := exactSums(x, sh, func([]int) int { return 0 }, 1)
+			for _, mean := range []bool{false, true} {
+				f, name := (*Device).SumAll, "sum_all"
+				if mean {
+					f, name = (*Device).MeanAll, "mean_all"
+				}
+				name = fmt.Sprintf("%s/%v%v", name, dt, sh)
+				got, err := f(d, x)
+				if err != nil {
+					t.Errorf("%s: %v", name, err)
+					continue
+				}
+				checkSums(t, name, got, sum, mag, n, mean)
+			}
+			for dim := range sh {
+				osh := kernels.DropDim(sh, dim)
+				ost := tensor.Strides(osh)
+				cell := func(c []int) int {
+					s := 0
+					for a, v := range c {
+						if a < dim {
+							s += v * ost[a]
+						} else if a > dim {
+							s += v * ost[a-1]
+						}
+					}
+					return s
+				}
+				sum, mag := exactSums(x, sh, cell, tensor.NumElems(osh))
+				for _, mean := range []bool{false, true} {
+					f, name := (*Device).SumDim, "sum_dim"
+					if mean {
+						f, name = (*Device).MeanDim, "mean_dim"
+					}
+					name = fmt.Sprintf("%s/%v%v/dim=%d", name, dt, sh, dim)
+					got, err := f(d, x, dim)
+					if err != nil {
+						t.Errorf("%s: %v", name, err)
+						continue
+					}
+					checkSums(t, name, got, sum, mag, sh[dim], mean)
+				}
+			}
+		}
+	}
+}
+
+func TestReduceSumToWithinBound(t *testing.T) {
+	d := device(t)
+	r := rand.New(rand.NewSource(9))
+	cases := []struct{ shape, target []int }{
+		{[]int{4, 300, 3}, []int{300, 1}},
+		{[]int{4, 300, 3}, []int{4, 1, 3}},
+		{[]int{4, 300, 3}, []int{}},
+		{[]int{4, 300, 3}, []int{1}},
+		{[]int{2, 3, 1, 2, 2, 1, 2, 3}, []int{3, 1, 1, 2, 1, 1, 3}},
+		{[]int{5000, 3}, []int{1, 3}},
+	}
+	for _, dt := range gpuFloats {
+		for _, c := range cases {
+			x := randFloat(r, dt, c.shape, 1)
+			al, _ := kernels.AlignTarget("t", c.shape, c.target)
+			ost := tensor.Strides(al)
+			cell := func(co []int) int {
+				s := 0
+				for a, v := range co {
+					if al[a] == c.shape[a] {
+						s += v * ost[a]
+					}
+				}
+				return s
+			}
+			sum, mag := exactSums(x, c.shape, cell, tensor.NumElems(c.target))
+			name := fmt.Sprintf("reduce_sum_to/%v%v->%v", dt, c.shape, c.target)
+			got, err := d.ReduceSumTo(x, c.target)
+			if err != nil {
+				t.Errorf("%s: %v", name, err)
+				continue
+			}
+			if !sameShape(got.Shape, c.target) {
+				t.Errorf("%s: shape %v", name, got.Shape)
+				continue
+			}
+			K := x.NumElems() / max(1, tensor.NumElems(c.target))
+			checkSums(t, name, got, sum, mag, K, false)
+		}
+	}
+}
+
+// The oracle accumulates halves in the half type and stalls; the GPU adds in
+// f32 and narrows once.
+func TestHalfSumDoesNotStall(t *testing.T) {
+	d := device(t)
+	x := tensor.New(tensor.F16, []int{4096})
+	for i := range 4096 {
+		x.Set(i, 1)
+	}
+	got, err := d.SumAll(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := cpu.SumAll(x)
+	if got.At(0) != 4096 || want.At(0) != 2048 {
+		t.Errorf("f16 4096 ones: gpu %g (want 4096), cpu oracle %g (want 2048)", got.At(0), want.At(0))
+	}
+}
+
+func TestReduceErrorsMatchCPU(t *testing.T) {
+	d := device(t)
+	x := tensor.New(tensor.F32, []int{2, 3})
+	cases := []struct {
+		name string
+		g, c func() error
+	}{
+		{"dim out of range", func() error { _, e := d.SumDim(x, 2); return e }, func() error { _, e := cpu.SumDim(x, 2); return e }},
+		{"argmax empty axis", func() error { _, e := d.ArgMaxDim(tensor.New(tensor.F32, []int{2, 0}), 1); return e }, func() error { _, e := cpu.ArgMaxDim(tensor.New(tensor.F32, []int{2, 0}), 1); return e }},
+		{"bad target", func() error { _, e := d.ReduceSumTo(x, []int{2, 2}); return e }, func() error { _, e := cpu.ReduceSumTo(x, []int{2, 2}); return e }},
+		{"int dtype", func() error { _, e := d.MaxAll(tensor.New(tensor.U32, []int{2})); return e }, func() error { _, e := cpu.MaxAll(tensor.New(tensor.U32, []int{2})); return e }},
+		{"upstream shape", func() error {
+			_, e := d.ReduceMaxToBackward(x, tensor.New(tensor.F32, []int{3}), []int{1, 3})
+			return e
+		}, func() error {
+			_, e := cpu.ReduceMaxToBackward(x, tensor.New(tensor.F32, []int{3}), []int{1, 3})
+			return e
+		}},
+	}
+	for _, c := range cases {
+		ge, ce := c.g(), c.c()
+		if ge == nil || ce == nil || ge.Error() != ce.Error() {
+			t.Errorf("%s: gpu %v, cpu %v", c.name, ge, ce)
+		}
+	}
+	if _, err := d.SumAll(tensor.New(tensor.F64, []int{3})); err == nil {
+		t.Error("F64 sum accepted on the GPU")
+	}
+}
