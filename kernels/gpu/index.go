@@ -1,0 +1,280 @@
+package gpu
+
+import (
+	"fmt"
+
+	"github.com/fkc-playground/fkc/kernels"
+	"github.com/fkc-playground/fkc/shaders/wgsl"
+	"github.com/fkc-playground/fkc/tensor"
+)
+
+// The indexing family on the GPU (shaders/wgsl/index.wgsl). Validation
+// mirrors kernels/cpu word for word. Indices are checked twice: on the host
+// (as the CPU does, so the error is raised before any upload) and on the
+// GPU (the `check` pass plus every kernel's own test), whose first bad
+// position comes back through an error word and becomes the very same
+// kernels.IndexOutOfRange error.
+
+// indexCall is one index kernel invocation.
+type indexCall struct {
+	op, entry      string
+	data, idx, src *tensor.Tensor // src nil for the movers
+	dim            int
+	outShape       []int
+	a, b           []int // P's A (data/base) and B (indices/src) shapes
+	bound, length  int
+	operand, limit string // for IndexOutOfRange
+	add            bool
+	init           []byte
+}
+
+func (d *Device) checkHostIndices(op, operand string, idx []uint32, bound int, limit string) error {
+	if d.skipHostIndexCheck {
+		return nil
+	}
+	for i, v := range idx {
+		if uint64(v) >= uint64(bound) {
+			return kernels.IndexOutOfRange(op, operand, i, uint64(v), bound, limit)
+		}
+	}
+	return nil
+}
+
+func (d *Device) runIndex(c *indexCall) (*tensor.Tensor, error) {
+	if err := checkRank(c.op, len(c.a)); err != nil {
+		return nil, err
+	}
+	out := tensor.New(c.data.DType, c.outShape)
+	n := out.NumElems()
+	for _, v := range []int{n, c.data.NumElems(), c.idx.NumElems()} {
+		if err := checkElems(c.op, v); err != nil {
+			return nil, err
+		}
+	}
+	nIdx := c.idx.NumElems()
+	if n == 0 && nIdx == 0 {
+		return out, nil
+	}
+	eb := c.data.DType.Size()
+	var defs []wgsl.Def
+	name := fmt.Sprintf("%s_b%d", c.entry, eb)
+	if c.add {
+		defs = []wgsl.Def{{Name: "EB", Value: 4}, {Name: "DT", Value: dtTag(c.data.DType)}}
+		name = c.entry + "_" + dtName(c.data.DType)
+	} else {
+		defs = []wgsl.Def{{Name: "EB", Value: uint32(eb)}, {Name: "DT", Value: 0}}
+	}
+	rw := []bool{false, false, false, false, true, true}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	pchk, err := d.pipeline(kernelSpec{name: name, file: "index.wgsl", entry: "check", defs: defs, rw: rw})
+	if err != nil {
+		return nil, err
+	}
+	pk, err := d.pipeline(kernelSpec{name: name, file: "index.wgsl", entry: c.entry, defs: defs, rw: rw})
+	if err != nil {
+		return nil, err
+	}
+	p := make([]uint32, 32)
+	p[0], p[1], p[2], p[3], p[4], p[5] = uint32(n), uint32(len(c.a)), uint32(c.dim), uint32(nIdx), uint32(c.bound), uint32(c.length)
+	for i := range c.a {
+		p[8+i] = uint32(c.a[i])
+		if i < len(c.b) {
+			p[16+i] = uint32(c.b[i])
+		}
+		p[24+i] = uint32(c.outShape[i])
+	}
+	j := d.begin(c.op)
+	params := j.words("params", p)
+	data := j.input("data", c.data.Data)
+	idx := j.input("indices", c.idx.Data)
+	src := idx
+	if c.src != nil {
+		src = j.input("src", c.src.Data)
+	}
+	dst := j.output("out", len(out.Data), nil, true)
+	flag := j.output("index_error", 4, []byte{0xff, 0xff, 0xff, 0xff}, false)
+	j.dispatch(pchk, groupsFor(uint64(nIdx)), params, data, idx, src, dst.buf, flag.buf)
+	words := elemWords(n, eb)
+	if c.add {
+		words = elemWords(n, c.data.DType.Size())
+	}
+	j.dispatch(pk, groupsFor(words), params, data, idx, src, dst.buf, flag.buf)
+	if err := j.run(); err != nil {
+		return nil, err
+	}
+	if pos := getU32(flag.data); pos != 0xffffffff {
+		v := c.idx.U32()[pos]
+		return nil, kernels.IndexOutOfRange(c.op, c.operand, int(pos), uint64(v), c.bound, c.limit)
+	}
+	copy(out.Data, dst.data)
+	return out, nil
+}
+
+// IndexSelect: out[..., k, ...] = data[..., indices[k], ...] along dim;
+// rank-1 U32 indices. Pure data movement: bitwise equal to the CPU path.
+func (d *Device) IndexSelect(data, indices *tensor.Tensor, dim int) (*tensor.Tensor, error) {
+	const op = "index_select"
+	if err := kernels.CheckOperand(op, "data", data, kernels.IndexDataDTypes); err != nil {
+		return nil, err
+	}
+	if err := kernels.CheckOperand(op, "indices", indices, kernels.IndexDTypes); err != nil {
+		return nil, err
+	}
+	if err := kernels.CheckRank(op, "indices", indices, 1); err != nil {
+		return nil, err
+	}
+	if err := kernels.CheckDim(op, "data", dim, data.Rank()); err != nil {
+		return nil, err
+	}
+	if err := d.checkHostIndices(op, "indices", indices.U32(), data.Shape[dim], "data.shape[dim]"); err != nil {
+		return nil, err
+	}
+	shape := append([]int{}, data.Shape...)
+	shape[dim] = indices.Shape[0]
+	if err := tensor.CheckShape(shape); err != nil {
+		return nil, kernels.Violatef(op, "output: %v", err)
+	}
+	return d.runIndex(&indexCall{op: op, entry: "index_select", data: data, idx: indices, dim: dim,
+		outShape: shape, a: data.Shape, b: indices.Shape, bound: data.Shape[dim], length: indices.Shape[0],
+		operand: "indices", limit: "data.shape[dim]"})
+}
+
+// Gather (PyTorch): out[p] = data[p with p[dim] <- indices[p]]; output has
+// indices' shape. Bitwise equal to the CPU path.
+func (d *Device) Gather(data, indices *tensor.Tensor, dim int) (*tensor.Tensor, error) {
+	const op = "gather"
+	if err := kernels.CheckOperand(op, "data", data, kernels.IndexDataDTypes); err != nil {
+		return nil, err
+	}
+	if err := kernels.CheckOperand(op, "indices", indices, kernels.IndexDTypes); err != nil {
+		return nil, err
+	}
+	if indices.Rank() != data.Rank() {
+		return nil, kernels.Violatef(op, "indices has rank %d but data has rank %d (contract: indices same_rank=data)", indices.Rank(), data.Rank())
+	}
+	if err := kernels.CheckDim(op, "data", dim, data.Rank()); err != nil {
+		return nil, err
+	}
+	if err := checkNotLarger(op, "indices", indices.Shape, "data", data.Shape, dim); err != nil {
+		return nil, err
+	}
+	if err := d.checkHostIndices(op, "indices", indices.U32(), data.Shape[dim], "data.shape[dim]"); err != nil {
+		return nil, err
+	}
+	return d.runIndex(&indexCall{op: op, entry: "gather", data: data, idx: indices, dim: dim,
+		outShape: indices.Shape, a: data.Shape, b: indices.Shape, bound: data.Shape[dim], length: 0,
+		operand: "indices", limit: "data.shape[dim]"})
+}
+
+func checkNotLarger(op, a string, as []int, b string, bs []int, dim int) error {
+	for d := range as {
+		if d != dim && as[d] > bs[d] {
+			return kernels.Violatef(op, "%s.shape[%d] = %d exceeds %s.shape[%d] = %d (contract: %s.shape[d] <= %s.shape[d] for d != dim)", a, d, as[d], b, d, bs[d], a, b)
+		}
+	}
+	return nil
+}
+
+// Embedding: table [V, D], rank-1 U32 ids -> [len(ids), D], row i =
+// table[ids[i]] (index_select along dim 0). Bitwise equal to the CPU path.
+func (d *Device) Embedding(table, ids *tensor.Tensor) (*tensor.Tensor, error) {
+	const op = "embedding"
+	if err := kernels.CheckOperand(op, "table", table, kernels.FloatDTypes); err != nil {
+		return nil, err
+	}
+	if err := kernels.CheckRank(op, "table", table, 2); err != nil {
+		return nil, err
+	}
+	if err := kernels.CheckOperand(op, "ids", ids, kernels.IndexDTypes); err != nil {
+		return nil, err
+	}
+	if err := kernels.CheckRank(op, "ids", ids, 1); err != nil {
+		return nil, err
+	}
+	V, D := table.Shape[0], table.Shape[1]
+	if err := d.checkHostIndices(op, "ids", ids.U32(), V, "V"); err != nil {
+		return nil, err
+	}
+	shape := []int{ids.Shape[0], D}
+	if err := tensor.CheckShape(shape); err != nil {
+		return nil, kernels.Violatef(op, "output: %v", err)
+	}
+	return d.runIndex(&indexCall{op: op, entry: "index_select", data: table, idx: ids, dim: 0,
+		outShape: shape, a: table.Shape, b: ids.Shape, bound: V, length: ids.Shape[0],
+		operand: "ids", limit: "V"})
+}
+
+func checkAddOperands(op string, base, indices, src *tensor.Tensor, dim int) error {
+	if err := kernels.CheckOperand(op, "base", base, kernels.FloatDTypes); err != nil {
+		return err
+	}
+	if err := kernels.CheckOperand(op, "indices", indices, kernels.IndexDTypes); err != nil {
+		return err
+	}
+	if err := kernels.CheckOperand(op, "src", src, kernels.FloatDTypes); err != nil {
+		return err
+	}
+	if err := kernels.CheckSameDType(op, "base", base, "src", src); err != nil {
+		return err
+	}
+	if err := kernels.CheckDim(op, "base", dim, base.Rank()); err != nil {
+		return err
+	}
+	if src.Rank() != base.Rank() {
+		return kernels.Violatef(op, "src has rank %d but base has rank %d (contract: src same_rank=base)", src.Rank(), base.Rank())
+	}
+	if base.DType == tensor.F64 {
+		return fmt.Errorf("%s: F64 is not available on the GPU kernels (contract fkc-wgsl-kernels: dtypes [F32, F16, BF16]); runs on CPU", op)
+	}
+	return nil
+}
+
+// IndexAdd: copy of base with out[..., idx[i], ...] += src[..., i, ...],
+// deterministic: one thread per output element adds its contributions in
+// src flat order, in the dtype (bitwise equal to the CPU oracle).
+func (d *Device) IndexAdd(base, indices, src *tensor.Tensor, dim int) (*tensor.Tensor, error) {
+	const op = "index_add"
+	if err := checkAddOperands(op, base, indices, src, dim); err != nil {
+		return nil, err
+	}
+	if err := kernels.CheckRank(op, "indices", indices, 1); err != nil {
+		return nil, err
+	}
+	if src.Shape[dim] != indices.Shape[0] {
+		return nil, kernels.Violatef(op, "src.shape[%d] = %d but indices has %d entries (contract: src.dim[dim] == indices.len())", dim, src.Shape[dim], indices.Shape[0])
+	}
+	for a := range src.Shape {
+		if a != dim && src.Shape[a] != base.Shape[a] {
+			return nil, kernels.Violatef(op, "src.shape[%d] = %d differs from base.shape[%d] = %d (contract: base and src equal in every non-dim dim)", a, src.Shape[a], a, base.Shape[a])
+		}
+	}
+	if err := d.checkHostIndices(op, "indices", indices.U32(), base.Shape[dim], "base.shape[dim]"); err != nil {
+		return nil, err
+	}
+	return d.runIndex(&indexCall{op: op, entry: "index_add", data: base, idx: indices, src: src, dim: dim,
+		outShape: base.Shape, a: base.Shape, b: src.Shape, bound: base.Shape[dim], length: indices.Shape[0],
+		operand: "indices", limit: "base.shape[dim]", add: true})
+}
+
+// ScatterAdd: copy of base with out[p with dim <- idx[p]] += src[p],
+// deterministic: one thread per output element adds its contributions in
+// src flat order, in the dtype (bitwise equal to the CPU oracle).
+func (d *Device) ScatterAdd(base, indices, src *tensor.Tensor, dim int) (*tensor.Tensor, error) {
+	const op = "scatter_add"
+	if err := checkAddOperands(op, base, indices, src, dim); err != nil {
+		return nil, err
+	}
+	if !kernels.SameShape(indices.Shape, src.Shape) {
+		return nil, kernels.Violatef(op, "indices shape %v differs from src shape %v (contract: indices same_as=src)", indices.Shape, src.Shape)
+	}
+	if err := checkNotLarger(op, "src", src.Shape, "base", base.Shape, dim); err != nil {
+		return nil, err
+	}
+	if err := d.checkHostIndices(op, "indices", indices.U32(), base.Shape[dim], "base.shape[dim]"); err != nil {
+		return nil, err
+	}
+	return d.runIndex(&indexCall{op: op, entry: "scatter_add", data: base, idx: indices, src: src, dim: dim,
+		outShape: base.Shape, a: base.Shape, b: src.Shape, bound: base.Shape[dim], length: src.Shape[dim],
+		operand: "indices", limit: "base.shape[dim]", add: true})
+}

@@ -1,0 +1,221 @@
+package gpu
+
+import (
+	"fmt"
+	"math/rand"
+	"testing"
+
+	"github.com/fkc-playground/fkc/kernels"
+	"github.com/fkc-playground/fkc/kernels/cpu"
+	"github.com/fkc-playground/fkc/tensor"
+)
+
+func randIdx(r *rand.Rand, shape []int, bound int) *tensor.Tensor {
+	t := tensor.New(tensor.U32, shape)
+	u := t.U32()
+	for i := range u {
+		u[i] = uint32(r.Intn(max(bound, 1)))
+	}
+	return t
+}
+
+var moverTypes = []tensor.DType{tensor.F32, tensor.F16, tensor.BF16, tensor.U32, tensor.F64}
+
+func TestIndexSelectGatherEmbeddingBitwise(t *testing.T) {
+	d := device(t)
+	r := rand.New(rand.NewSource(10))
+	shapes := [][]int{{1}, {7}, {257}, {5, 3}, {3, 513}, {2, 3, 1, 2, 3, 2, 1, 3}, {600, 5}}
+	for _, dt := range moverTypes {
+		for _, sh := range shapes {
+			data := randTensor(r, dt, sh)
+			if dt.IsFloat() {
+				data = randFloat(r, dt, sh, 10)
+			}
+			for dim := range sh {
+				for _, m := range []int{0, 1, 3, 255, 256, 257} {
+					idx := randIdx(r, []int{m}, sh[dim])
+					name := fmt.Sprintf("index_select/%v%v/dim=%d/m=%d", dt, sh, dim, m)
+					want, err := cpu.IndexSelect(data, idx, dim)
+					if err != nil {
+						t.Fatalf("%s: cpu: %v", name, err)
+					}
+					got, err := d.IndexSelect(data, idx, dim)
+					if err != nil {
+						t.Errorf("%s: %v", name, err)
+						continue
+					}
+					sameBits(t, name, got, want)
+				}
+				// gather: indices same rank, each axis <= data's (odd sizes)
+				ish := append([]int{}, sh...)
+				for a := range ish {
+					if a != dim {
+						ish[a] = max(1, ish[a]-r.Intn(2))
+					} else {
+						ish[a] = 1 + r.Intn(5)
+					}
+				}
+				idx := randIdx(r, ish, sh[dim])
+				name := fmt.Sprintf("gather/%v%v/dim=%d/idx%v", dt, sh, dim, ish)
+				want, err := cpu.Gather(data, idx, dim)
+				if err != nil {
+					t.Fatalf("%s: cpu: %v", name, err)
+				}
+				got, err := d.Gather(data, idx, dim)
+				if err != nil {
+					t.Errorf("%s: %v", name, err)
+					continue
+				}
+				sameBits(t, name, got, want)
+			}
+		}
+		if dt.IsFloat() {
+			for _, c := range [][3]int{{1, 1, 1}, {10, 3, 7}, {50, 129, 300}, {4, 1, 1025}} {
+				table := randFloat(r, dt, []int{c[0], c[1]}, 5)
+				ids := randIdx(r, []int{c[2]}, c[0])
+				name := fmt.Sprintf("embedding/%v[%d %d]/ids=%d", dt, c[0], c[1], c[2])
+				want, err := cpu.Embedding(table, ids)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := d.Embedding(table, ids)
+				if err != nil {
+					t.Errorf("%s: %v", name, err)
+					continue
+				}
+				sameBits(t, name, got, want)
+			}
+		}
+	}
+}
+
+func TestIndexAddScatterAddBitwise(t *testing.T) {
+	d := device(t)
+	r := rand.New(rand.NewSource(11))
+	shapes := [][]int{{1}, {9}, {4, 257}, {3, 5, 2}, {2, 1, 3, 2, 1, 2, 3, 2}, {300, 3}}
+	for _, dt := range gpuFloats {
+		for _, sh := range shapes {
+			base := randFloat(r, dt, sh, 3)
+			for dim := range sh {
+				for _, m := range []int{0, 1, 5, 40} {
+					ssh := append([]int{}, sh...)
+					ssh[dim] = m
+					src := randFloat(r, dt, ssh, 3)
+					idx := randIdx(r, []int{m}, sh[dim]) // collisions: many adds per slot
+					name := fmt.Sprintf("index_add/%v%v/dim=%d/m=%d", dt, sh, dim, m)
+					want, err := cpu.IndexAdd(base, idx, src, dim)
+					if err != nil {
+						t.Fatalf("%s: cpu: %v", name, err)
+					}
+					got, err := d.IndexAdd(base, idx, src, dim)
+					if err != nil {
+						t.Errorf("%s: %v", name, err)
+						continue
+					}
+					sameBits(t, name, got, want)
+				}
+				ssh := append([]int{}, sh...)
+				for a := range ssh {
+					if a == dim {
+						ssh[a] = 1 + r.Intn(6)
+					} else {
+						ssh[a] = max(1, ssh[a]-r.Intn(2))
+					}
+				}
+				src := randFloat(r, dt, ssh, 3)
+				idx := randIdx(r, ssh, sh[dim])
+				name := fmt.Sprintf("scatter_add/%v%v/dim=%d/src%v", dt, sh, dim, ssh)
+				want, err := cpu.ScatterAdd(base, idx, src, dim)
+				if err != nil {
+					t.Fatalf("%s: cpu: %v", name, err)
+				}
+				got, err := d.ScatterAdd(base, idx, src, dim)
+				if err != nil {
+					t.Errorf("%s: %v", name, err)
+					continue
+				}
+				sameBits(t, name, got, want)
+			}
+		}
+	}
+}
+
+// TestIndexOutOfRangeCaughtOnGPU bypasses the host check: the error must come
+// from the shader's error word, and read exactly as the CPU path's.
+func TestIndexOutOfRangeCaughtOnGPU(t *testing.T) {
+	d := device(t)
+	d.skipHostIndexCheck = true
+	defer func() { d.skipHostIndexCheck = false }()
+	data := randFloat(rand.New(rand.NewSource(12)), tensor.F32, []int{4, 300}, 1)
+	bad := func(shape []int, bound int, at map[int]uint32) *tensor.Tensor {
+		idx := randIdx(rand.New(rand.NewSource(13)), shape, bound)
+		for p, v := range at {
+			idx.U32()[p] = v
+		}
+		return idx
+	}
+	type tc struct {
+		name string
+		g, c func() error
+	}
+	idx1 := bad([]int{700}, 300, map[int]uint32{650: 300, 401: 7777, 699: 1 << 31})
+	idxG := bad([]int{4, 260}, 300, map[int]uint32{1000: 301, 900: 400})
+	ids := bad([]int{30}, 4, map[int]uint32{29: 4, 17: 9})
+	base := randFloat(rand.New(rand.NewSource(14)), tensor.F16, []int{4, 300}, 1)
+	srcA := randFloat(rand.New(rand.NewSource(15)), tensor.F16, []int{4, 700}, 1)
+	srcS := randFloat(rand.New(rand.NewSource(16)), tensor.F16, []int{4, 260}, 1)
+	cases := []tc{
+		{"index_select", func() error { _, e := d.IndexSelect(data, idx1, 1); return e }, func() error { _, e := cpu.IndexSelect(data, idx1, 1); return e }},
+		{"gather", func() error { _, e := d.Gather(data, idxG, 1); return e }, func() error { _, e := cpu.Gather(data, idxG, 1); return e }},
+		{"embedding", func() error { _, e := d.Embedding(data, ids); return e }, func() error { _, e := cpu.Embedding(data, ids); return e }},
+		{"index_add", func() error { _, e := d.IndexAdd(base, idx1, srcA, 1); return e }, func() error { _, e := cpu.IndexAdd(base, idx1, srcA, 1); return e }},
+		{"scatter_add", func() error { _, e := d.ScatterAdd(base, idxG, srcS, 1); return e }, func() error { _, e := cpu.ScatterAdd(base, idxG, srcS, 1); return e }},
+		// empty output, bad index: only the check pass sees it
+		{"index_select empty rows", func() error {
+			_, e := d.IndexSelect(tensor.New(tensor.F32, []int{0, 3}), bad([]int{2}, 3, map[int]uint32{1: 3}), 1)
+			return e
+		}, func() error {
+			_, e := cpu.IndexSelect(tensor.New(tensor.F32, []int{0, 3}), bad([]int{2}, 3, map[int]uint32{1: 3}), 1)
+			return e
+		}},
+	}
+	for _, c := range cases {
+		ge, ce := c.g(), c.c()
+		if ge == nil || ce == nil || ge.Error() != ce.Error() {
+			t.Errorf("%s: gpu %v\n                cpu %v", c.name, ge, ce)
+		} else if _, ok := ge.(*kernels.Violation); !ok {
+			t.Errorf("%s: gpu error is %T, want *kernels.Violation", c.name, ge)
+		}
+	}
+}
+
+func TestIndexErrorsMatchCPU(t *testing.T) {
+	d := device(t)
+	data := tensor.New(tensor.F32, []int{3, 4})
+	cases := []struct {
+		name string
+		g, c func() error
+	}{
+		{"indices rank", func() error { _, e := d.IndexSelect(data, tensor.New(tensor.U32, []int{1, 1}), 0); return e }, func() error { _, e := cpu.IndexSelect(data, tensor.New(tensor.U32, []int{1, 1}), 0); return e }},
+		{"dim", func() error { _, e := d.Gather(data, tensor.New(tensor.U32, []int{1, 1}), 5); return e }, func() error { _, e := cpu.Gather(data, tensor.New(tensor.U32, []int{1, 1}), 5); return e }},
+		{"gather larger", func() error { _, e := d.Gather(data, tensor.New(tensor.U32, []int{4, 1}), 1); return e }, func() error { _, e := cpu.Gather(data, tensor.New(tensor.U32, []int{4, 1}), 1); return e }},
+		{"I32 indices", func() error { _, e := d.IndexSelect(data, tensor.New(tensor.I32, []int{1}), 0); return e }, func() error { _, e := cpu.IndexSelect(data, tensor.New(tensor.I32, []int{1}), 0); return e }},
+		{"index_add src", func() error {
+			_, e := d.IndexAdd(data, tensor.New(tensor.U32, []int{2}), tensor.New(tensor.F32, []int{3, 3}), 1)
+			return e
+		}, func() error {
+			_, e := cpu.IndexAdd(data, tensor.New(tensor.U32, []int{2}), tensor.New(tensor.F32, []int{3, 3}), 1)
+			return e
+		}},
+		{"embedding rank", func() error { _, e := d.Embedding(tensor.New(tensor.F32, []int{3}), tensor.New(tensor.U32, []int{1})); return e }, func() error {
+			_, e := cpu.Embedding(tensor.New(tensor.F32, []int{3}), tensor.New(tensor.U32, []int{1}))
+			return e
+		}},
+	}
+	for _, c := range cases {
+		ge, ce := c.g(), c.c()
+		if ge == nil || ce == nil || ge.Error() != ce.Error() {
+			t.Errorf("%s: gpu %v, cpu %v", c.name, ge, ce)
+		}
+	}
+}

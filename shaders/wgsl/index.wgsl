@@ -1,0 +1,275 @@
+// index.wgsl — this project's indexing kernels: index_select (and embedding,
+// which is index_select along dim 0), gather, index_add, scatter_add, and the
+// bounds check every one of them runs first.
+//
+// Specialisation: EB (element bytes 2|4|8, data movers), DT (0 f32, 1 f16,
+// 2 bf16; the adds).
+//
+// Bounds: `check` (one thread per index element) records the smallest flat
+// position p with idx[p] >= bound in err[0] (atomicMin), which is the first
+// bad index in flat order, the one the CPU path reports. The kernels also
+// re-check every index they use and never read with a bad one (no clamping,
+// no zero reads): the host turns err[0] into the CPU path's error.
+//
+// Movers write one element per thread (one word per thread for 2-byte
+// elements). The adds are deterministic: one thread per output element
+// folds every contribution in src flat order, in the dtype (halves: widen,
+// add at f32, narrow with RNE after every add = the half-precision add),
+// so they reproduce the oracle's sequential order exactly.
+
+@group(0) @binding(0) var<storage, read> P: array<u32>;
+// P: [n_out, rank, dim, n_idx, bound, len, 0, 0, A[8] (data/base shape), B[8] (indices/src shape), O[8] (out shape)]
+@group(0) @binding(1) var<storage, read> data: array<u32>;
+@group(0) @binding(2) var<storage, read> idx: array<u32>;
+@group(0) @binding(3) var<storage, read> src: array<u32>;
+@group(0) @binding(4) var<storage, read_write> dst: array<u32>;
+@group(0) @binding(5) var<storage, read_write> err: array<atomic<u32>>;
+
+fn bad(pos: u32) {
+    atomicMin(&err[0], pos);
+}
+
+@compute @workgroup_size(256)
+fn check(@builtin(workgroup_id) wid: vec3<u32>,
+         @builtin(num_workgroups) nwg: vec3<u32>,
+         @builtin(local_invocation_index) lid: u32) {
+    let p = thread_id(wid, nwg, lid);
+    if (p >= P[3]) { return; }
+    if (idx[p] >= P[4]) {
+        bad(p);
+    }
+}
+
+// Flat offset in a tensor of shape S (at P[s0..]) of the coordinates of e
+// in shape O (at P[o0..]), with axis `dim` replaced by v.
+fn remap(e: u32, o0: u32, s0: u32, v: u32) -> u32 {
+    let rank = P[1];
+    let dim = P[2];
+    var r = e;
+    var off = 0u;
+    var stride = 1u;
+    for (var a = i32(rank) - 1; a >= 0; a = a - 1) {
+        let ax = u32(a);
+        let n = P[o0 + ax];
+        var c = r % n;
+        r = r / n;
+        if (ax == dim) {
+            c = v;
+        }
+        off = off + c * stride;
+        stride = stride * P[s0 + ax];
+    }
+    return off;
+}
+
+// Coordinate of e along `dim` in shape O (at P[o0..]).
+fn coord_dim(e: u32, o0: u32) -> u32 {
+    let rank = P[1];
+    let dim = P[2];
+    var r = e;
+    for (var a = i32(rank) - 1; a > i32(dim); a = a - 1) {
+        r = r / P[o0 + u32(a)];
+    }
+    return r % P[o0 + dim];
+}
+
+// Data element index feeding output element e (NONE after a bad index).
+fn mover_source(e: u32, gather: bool) -> u32 {
+    var pos = 0u;
+    if (gather) {
+        pos = e;                              // indices has the output's shape
+    } else {
+        pos = coord_dim(e, 24u);              // index_select: rank-1 indices
+    }
+    let v = idx[pos];
+    if (v >= P[4]) {
+        bad(pos);
+        return NONE;
+    }
+    return remap(e, 24u, 8u, v);
+}
+
+fn move_elems(t: u32, gather: bool) {
+    let n = P[0];
+    if (EB == 4u) {
+        if (t >= n) { return; }
+        let s = mover_source(t, gather);
+        if (s != NONE) { dst[GUARD + t] = data[s]; }
+    } else if (EB == 8u) {
+        if (t >= n) { return; }
+        let s = mover_source(t, gather);
+        if (s != NONE) {
+            dst[GUARD + 2u * t] = data[2u * s];
+            dst[GUARD + 2u * t + 1u] = data[2u * s + 1u];
+        }
+    } else {
+        let first = 2u * t;
+        if (first >= n) { return; }
+        var word = 0u;
+        if (first + 2u > n) {
+            word = dst[GUARD + t];
+        }
+        for (var l = 0u; l < 2u; l = l + 1u) {
+            let e = first + l;
+            if (e >= n) { break; }
+            let s = mover_source(e, gather);
+            if (s != NONE) {
+                word = put_lane(word, l, 16u, (data[s >> 1u] >> ((s & 1u) * 16u)) & 0xffffu);
+            }
+        }
+        dst[GUARD + t] = word;
+    }
+}
+
+@compute @workgroup_size(256)
+fn index_select(@builtin(workgroup_id) wid: vec3<u32>,
+                @builtin(num_workgroups) nwg: vec3<u32>,
+                @builtin(local_invocation_index) lid: u32) {
+    move_elems(thread_id(wid, nwg, lid), false);
+}
+
+@compute @workgroup_size(256)
+fn gather(@builtin(workgroup_id) wid: vec3<u32>,
+          @builtin(num_workgroups) nwg: vec3<u32>,
+          @builtin(local_invocation_index) lid: u32) {
+    move_elems(thread_id(wid, nwg, lid), true);
+}
+
+// ---- adds ----
+
+fn load_f(buf_is_src: bool, e: u32) -> f32 {
+    var w = 0u;
+    if (DT == 0u) {
+        if (buf_is_src) { w = src[e]; } else { w = data[e]; }
+        return bitcast<f32>(w);
+    }
+    if (buf_is_src) { w = src[e >> 1u]; } else { w = data[e >> 1u]; }
+    let h = (w >> ((e & 1u) * 16u)) & 0xffffu;
+    if (DT == 1u) {
+        return bitcast<f32>(f16_bits_to_f32_bits(h));
+    }
+    return bitcast<f32>(bf16_bits_to_f32_bits(h));
+}
+
+fn to_bits(f: f32) -> u32 {
+    if (DT == 1u) {
+        return f32_bits_to_f16_bits(bitcast<u32>(f));
+    }
+    if (DT == 2u) {
+        return f32_bits_to_bf16_bits(bitcast<u32>(f));
+    }
+    return bitcast<u32>(f);
+}
+
+// One add in the dtype.
+fn add(acc: f32, v: f32) -> f32 {
+    if (DT == 0u) {
+        return acc + v;
+    }
+    let b = to_bits(acc + v);
+    if (DT == 1u) {
+        return bitcast<f32>(f16_bits_to_f32_bits(b));
+    }
+    return bitcast<f32>(bf16_bits_to_f32_bits(b));
+}
+
+// index_add: out[e] = base[e] + Σ_{i: idx[i] == c} src[e with dim <- i], i ascending.
+fn index_add_one(e: u32) -> u32 {
+    let c = coord_dim(e, 8u);
+    var acc = load_f(false, e);
+    let len = P[5];
+    for (var i = 0u; i < len; i = i + 1u) {
+        let v = idx[i];
+        if (v >= P[4]) {
+            bad(i);
+            continue;
+        }
+        if (v == c) {
+            acc = add(acc, load_f(true, remap(e, 8u, 16u, i)));
+        }
+    }
+    return to_bits(acc);
+}
+
+// Is every non-dim coordinate of base element e inside src's shape?
+fn in_src(e: u32) -> bool {
+    let rank = P[1];
+    let dim = P[2];
+    var r = e;
+    for (var a = i32(rank) - 1; a >= 0; a = a - 1) {
+        let ax = u32(a);
+        let c = r % P[8u + ax];
+        r = r / P[8u + ax];
+        if (ax != dim && c >= P[16u + ax]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// scatter_add: out[e] = base[e] + Σ_{j: idx[p_j] == c} src[p_j], p_j = e's
+// non-dim coordinates in src with dim <- j, j ascending (= src flat order).
+fn scatter_add_one(e: u32) -> u32 {
+    var acc = load_f(false, e);
+    if (in_src(e)) {
+        let c = coord_dim(e, 8u);
+        let len = P[5];
+        for (var j = 0u; j < len; j = j + 1u) {
+            let p = remap(e, 8u, 16u, j);
+            let v = idx[p];
+            if (v >= P[4]) {
+                bad(p);
+                continue;
+            }
+            if (v == c) {
+                acc = add(acc, load_f(true, p));
+            }
+        }
+    }
+    return to_bits(acc);
+}
+
+fn add_elems(t: u32, scatter: bool) {
+    let n = P[0];
+    if (DT == 0u) {
+        if (t >= n) { return; }
+        if (scatter) {
+            dst[GUARD + t] = scatter_add_one(t);
+        } else {
+            dst[GUARD + t] = index_add_one(t);
+        }
+        return;
+    }
+    let first = 2u * t;
+    if (first >= n) { return; }
+    var word = 0u;
+    if (first + 2u > n) {
+        word = dst[GUARD + t];
+    }
+    for (var l = 0u; l < 2u; l = l + 1u) {
+        let e = first + l;
+        if (e >= n) { break; }
+        var v = 0u;
+        if (scatter) {
+            v = scatter_add_one(e);
+        } else {
+            v = index_add_one(e);
+        }
+        word = put_lane(word, l, 16u, v);
+    }
+    dst[GUARD + t] = word;
+}
+
+@compute @workgroup_size(256)
+fn index_add(@builtin(workgroup_id) wid: vec3<u32>,
+             @builtin(num_workgroups) nwg: vec3<u32>,
+             @builtin(local_invocation_index) lid: u32) {
+    add_elems(thread_id(wid, nwg, lid), false);
+}
+
+@compute @workgroup_size(256)
+fn scatter_add(@builtin(workgroup_id) wid: vec3<u32>,
+               @builtin(num_workgroups) nwg: vec3<u32>,
+               @builtin(local_invocation_index) lid: u32) {
+    add_elems(thread_id(wid, nwg, lid), true);
+}
