@@ -1,3 +1,5 @@
+//go:build !js
+
 package gpu
 
 import (
@@ -207,7 +209,10 @@ func TestIndexErrorsMatchCPU(t *testing.T) {
 			_, e := cpu.IndexAdd(data, tensor.New(tensor.U32, []int{2}), tensor.New(tensor.F32, []int{3, 3}), 1)
 			return e
 		}},
-		{"embedding rank", func() error { _, e := d.Embedding(tensor.New(tensor.F32, []int{3}), tensor.New(tensor.U32, []int{1})); return e }, func() error {
+		{"embedding rank", func() error {
+			_, e := d.Embedding(tensor.New(tensor.F32, []int{3}), tensor.New(tensor.U32, []int{1}))
+			return e
+		}, func() error {
 			_, e := cpu.Embedding(tensor.New(tensor.F32, []int{3}), tensor.New(tensor.U32, []int{1}))
 			return e
 		}},
