@@ -363,3 +363,19 @@ func TestFlags(t *testing.T) {
 		t.Fatalf("%v", g)
 	}
 }
+
+// Every default case runs on the reference movers and traces.
+func TestDefaultCases(t *testing.T) {
+	for _, op := range []string{"pad", "pad_backward", "masked_fill", "gather", "index_select", "sum", "argmax", "reduce_sum_to", "reduce_max_to_backward", "index_add", "scatter_add"} {
+		for _, mode := range []string{"constant", "reflect", "replicate"} {
+			c := DefaultCase(op, mode, "F32", false)
+			in := map[string]*tensor.Tensor{}
+			for _, name := range c.Order {
+				in[name] = mk(t, c.Inputs[name])
+			}
+			if _, err := TraceCall(refRun, op, c.Flags, in); err != nil {
+				t.Errorf("%s %s: %v", op, mode, err)
+			}
+		}
+	}
+}

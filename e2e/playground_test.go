@@ -1,0 +1,428 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/fkc-playground/fkc/contracts"
+	"github.com/fkc-playground/fkc/ops"
+	"github.com/fkc-playground/fkc/registry"
+	"github.com/fkc-playground/fkc/tensor"
+)
+
+// ---------- inputs ----------
+
+func tensorOf(t *testing.T, dt tensor.DType, shape []int, vals ...float64) *tensor.Tensor {
+	t.Helper()
+	x := tensor.New(dt, shape)
+	for i := range x.NumElems() {
+		if len(vals) == 0 {
+			x.Set(i, float64(i))
+		} else {
+			x.Set(i, vals[i%len(vals)])
+		}
+	}
+	return x
+}
+
+type runCase struct {
+	name   string
+	op     string
+	flags  []string
+	inputs func(t *testing.T) map[string]*tensor.Tensor
+}
+
+// Integer-valued data throughout: every sum is exact, so CPU, WebGPU and
+// the native CPU kernels must agree bit for bit, whatever the order.
+var runCases = []runCase{
+	{"pad/constant", "pad", []string{"--mode", "constant", "--padding", "1:2,2:1", "--value", "7"}, func(t *testing.T) map[string]*tensor.Tensor {
+		return map[string]*tensor.Tensor{"x": tensorOf(t, tensor.F32, []int{3, 4})}
+	}},
+	{"pad/reflect", "pad", []string{"--mode", "reflect", "--padding", "2:2,1:3"}, func(t *testing.T) map[string]*tensor.Tensor {
+		return map[string]*tensor.Tensor{"x": tensorOf(t, tensor.F32, []int{3, 4})}
+	}},
+	{"pad/replicate", "pad", []string{"--mode", "replicate", "--padding", "3:1,0:5"}, func(t *testing.T) map[string]*tensor.Tensor {
+		return map[string]*tensor.Tensor{"x": tensorOf(t, tensor.F32, []int{3, 4})}
+	}},
+	{"pad/reflect-U32", "pad", []string{"--mode", "reflect", "--padding", "1:1,2:0,0:2"}, func(t *testing.T) map[string]*tensor.Tensor {
+		return map[string]*tensor.Tensor{"x": tensorOf(t, tensor.U32, []int{2, 3, 4})}
+	}},
+	{"pad_backward/reflect", "pad_backward", []string{"--mode", "reflect", "--padding", "2:2,1:3"}, func(t *testing.T) map[string]*tensor.Tensor {
+		return map[string]*tensor.Tensor{"grad_out": tensorOf(t, tensor.F32, []int{7, 8})}
+	}},
+	{"pad_backward/replicate", "pad_backward", []string{"--mode", "replicate", "--padding", "2:1,3:3"}, func(t *testing.T) map[string]*tensor.Tensor {
+		return map[string]*tensor.Tensor{"grad_out": tensorOf(t, tensor.F32, []int{6, 10})}
+	}},
+	{"pad_backward/constant", "pad_backward", []string{"--mode", "constant", "--padding", "1:1,1:1"}, func(t *testing.T) map[string]*tensor.Tensor {
+		return map[string]*tensor.Tensor{"grad_out": tensorOf(t, tensor.F32, []int{5, 6})}
+	}},
+	{"masked_fill", "masked_fill", []string{"--value", "-1"}, func(t *testing.T) map[string]*tensor.Tensor {
+		return map[string]*tensor.Tensor{"x": tensorOf(t, tensor.F32, []int{3, 4}), "mask": tensorOf(t, tensor.BOOL, []int{3, 4}, 1, 0, 0, 1, 1)}
+	}},
+	{"sum/dim", "sum", []string{"--dim", "1"}, func(t *testing.T) map[string]*tensor.Tensor {
+		return map[string]*tensor.Tensor{"x": tensorOf(t, tensor.F32, []int{3, 5}, 3, -1, 4, 1, -5, 9, 2, -6)}
+	}},
+	{"sum/all", "sum", nil, func(t *testing.T) map[string]*tensor.Tensor {
+		return map[string]*tensor.Tensor{"x": tensorOf(t, tensor.F32, []int{4, 6}, 3, -1, 4, 1, -5, 9, 2)}
+	}},
+	{"argmax", "argmax", []string{"--dim", "1"}, func(t *testing.T) map[string]*tensor.Tensor {
+		return map[string]*tensor.Tensor{"x": tensorOf(t, tensor.F32, []int{3, 5}, 3, 7, 7, 1, -5, 9, 2, -6, 9)}
+	}},
+	{"gather", "gather", []string{"--dim", "1"}, func(t *testing.T) map[string]*tensor.Tensor {
+		return map[string]*tensor.Tensor{"data": tensorOf(t, tensor.F32, []int{3, 4}), "indices": tensorOf(t, tensor.U32, []int{3, 2}, 3, 0, 1, 1, 2, 0)}
+	}},
+	{"index_add", "index_add", []string{"--dim", "0"}, func(t *testing.T) map[string]*tensor.Tensor {
+		return map[string]*tensor.Tensor{
+			"base":    tensorOf(t, tensor.F32, []int{4, 3}, 1),
+			"indices": tensorOf(t, tensor.U32, []int{3}, 0, 2, 0),
+			"src":     tensorOf(t, tensor.F32, []int{3, 3}),
+		}
+	}},
+}
+
+func b64npy(x *tensor.Tensor) string { return base64.StdEncoding.EncodeToString(tensor.NpyBytes(x)) }
+
+type runReply struct {
+	Kernel   string `json:"kernel"`
+	Provider string `json:"provider"`
+	NPY      string `json:"npy"`
+	Err      string `json:"err"`
+}
+
+// fkcRun calls window.fkc.run and returns its reply, or the rejection's message.
+func fkcRun(t *testing.T, ctx context.Context, backend, op string, flags []string, in map[string]*tensor.Tensor) runReply {
+	t.Helper()
+	inputs := map[string]string{}
+	for k, v := range in {
+		inputs[k] = b64npy(v)
+	}
+	if flags == nil {
+		flags = []string{}
+	}
+	req, _ := json.Marshal(map[string]any{"op": op, "backend": backend, "flags": flags, "inputs": inputs})
+	expr := fmt.Sprintf(`fkc.run(%s).then(r => JSON.stringify(r), e => JSON.stringify({err: (e instanceof Error ? "Error:" : "not an Error:") + e.message}))`, req)
+	s := eval[string](t, ctx, expr)
+	var r runReply
+	if err := json.Unmarshal([]byte(s), &r); err != nil {
+		t.Fatalf("fkc.run reply %q: %v", s, err)
+	}
+	return r
+}
+
+func decodeNpy(t *testing.T, b64 string) *tensor.Tensor {
+	t.Helper()
+	raw, err := base64.StdEncoding.DecodeString(b64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := tensor.ReadNpyBytes(raw, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x
+}
+
+func sameTensor(a, b *tensor.Tensor) string {
+	if a.DType != b.DType || fmt.Sprint(a.Shape) != fmt.Sprint(b.Shape) {
+		return fmt.Sprintf("%s vs %s", a, b)
+	}
+	if !bytes.Equal(a.Data, b.Data) {
+		for i := range a.NumElems() {
+			if a.At(i) != b.At(i) {
+				return fmt.Sprintf("element %d: %v vs %v", i, a.At(i), b.At(i))
+			}
+		}
+		return "bit patterns differ"
+	}
+	return ""
+}
+
+// ---------- tests ----------
+
+// The catalog lists every kernel of every contract, in fkc.kernels() and on the page.
+func TestCatalogListsEveryKernel(t *testing.T) {
+	ctx := tab(t, nil)
+	start := time.Now()
+	open(t, ctx, "")
+	waitFor(t, ctx, `document.querySelectorAll("tr.krow").length > 0`)
+	wall := time.Since(start)
+
+	docs, _ := contracts.LoadAll()
+	reg := registry.Build(docs)
+	var want []string
+	for _, r := range reg.Kernels() {
+		want = append(want, r.Doc.Provider.Name+"/"+r.Kernel.Name)
+	}
+	sort.Strings(want)
+
+	var api []struct {
+		Name, Provider, Backend string
+		OpKind                  string `json:"op_kind"`
+		Registrable             bool
+		DTypes                  []string
+	}
+	if err := json.Unmarshal([]byte(eval[string](t, ctx, `JSON.stringify(fkc.kernels())`)), &api); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, k := range api {
+		got = append(got, k.Provider+"/"+k.Name)
+		if k.Backend == "" || k.OpKind == "" {
+			t.Errorf("fkc.kernels(): %s/%s lacks backend or op_kind", k.Provider, k.Name)
+		}
+	}
+	sort.Strings(got)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("fkc.kernels() lists %d kernels, the contracts have %d:\n got %v\nwant %v", len(got), len(want), got, want)
+	}
+	rows := eval[[]string](t, ctx, `[...document.querySelectorAll("tr.krow")].map(r => r.dataset.id)`)
+	sort.Strings(rows)
+	if strings.Join(rows, "\n") != strings.Join(want, "\n") {
+		t.Errorf("the catalog page shows %d kernel rows, the contracts have %d", len(rows), len(want))
+	}
+	providers := eval[int](t, ctx, `document.querySelectorAll("section.provider").length`)
+	if providers != len(docs) {
+		t.Errorf("%d provider sections, %d documents", providers, len(docs))
+	}
+	// The filters narrow the list.
+	n := eval[int](t, ctx, `(() => { const f = document.querySelector("form.filters"); f.elements.backend.value = "Vulkan"; f.elements.dtype.value = "I32"; f.dispatchEvent(new Event("input")); return document.querySelectorAll("tr.krow").length; })()`)
+	if n == 0 || n >= len(want) {
+		t.Errorf("filtering backend=Vulkan dtype=I32 leaves %d of %d rows", n, len(want))
+	}
+	eval[bool](t, ctx, `(() => { const f = document.querySelector("form.filters"); f.elements.backend.value = ""; f.elements.dtype.value = ""; f.dispatchEvent(new Event("input")); return true; })()`)
+
+	timing := eval[map[string]float64](t, ctx, `fkc.timing`)
+	t.Logf("timing breakdown (ms): %v", timing)
+	t.Logf("time to interactive catalog: %.0f ms after navigation start (wasm instantiated at %.0f ms; fkc.ready incl. WebGPU at %.0f ms); wall clock from Navigate: %v",
+		timing["catalogMs"], timing["wasmLoadedMs"], timing["readyMs"], wall.Round(time.Millisecond))
+	screenshot(t, ctx, "catalog")
+}
+
+// fkc.run on cpu and on webgpu gives what the CPU kernels give natively.
+func TestRunMatchesNativeCPU(t *testing.T) {
+	ctx := tab(t, nil)
+	open(t, ctx, "")
+	eng, err := ops.NewDefault()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gpuOK := eval[bool](t, ctx, `fkc.gpu().available`)
+	if !gpuOK {
+		t.Errorf("WebGPU is not available in the test browser: %s", eval[string](t, ctx, `fkc.gpu().reason`))
+	}
+	for _, c := range runCases {
+		t.Run(c.name, func(t *testing.T) {
+			in := c.inputs(t)
+			want, err := eng.Run("cpu", c.op, c.flags, in)
+			if err != nil {
+				t.Fatalf("native: %v", err)
+			}
+			for _, backend := range []string{"cpu", "webgpu"} {
+				if backend == "webgpu" && !gpuOK {
+					continue
+				}
+				r := fkcRun(t, ctx, backend, c.op, c.flags, in)
+				if r.Err != "" {
+					t.Errorf("%s: %s", backend, r.Err)
+					continue
+				}
+				got := decodeNpy(t, r.NPY)
+				if d := sameTensor(got, want.Out); d != "" {
+					t.Errorf("%s (kernel %s, %s): differs from native %s: %s", backend, r.Kernel, r.Provider, want.Kernel, d)
+				}
+				if backend == "cpu" && (r.Kernel != want.Kernel || r.Provider != want.Provider) {
+					t.Errorf("cpu served by %s (%s), native by %s (%s)", r.Kernel, r.Provider, want.Kernel, want.Provider)
+				}
+				t.Logf("%-6s kernel %s (%s)", backend, r.Kernel, r.Provider)
+			}
+		})
+	}
+}
+
+// A too-wide reflect pad is refused with the CLI's words, in the API and in the UI.
+func TestReflectPreconditionError(t *testing.T) {
+	ctx := tab(t, nil)
+	open(t, ctx, "")
+	eng, err := ops.NewDefault()
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := tensorOf(t, tensor.F32, []int{3, 4})
+	flags := []string{"--mode", "reflect", "--padding", "3:0,1:1"}
+	_, nerr := eng.Run("cpu", "pad", flags, map[string]*tensor.Tensor{"x": x})
+	if nerr == nil {
+		t.Fatal("native pad accepted reflect padding 3 on an axis of 3")
+	}
+	want := "fkc: " + nerr.Error()
+	r := fkcRun(t, ctx, "cpu", "pad", flags, map[string]*tensor.Tensor{"x": x})
+	if r.Err != "Error:"+want {
+		t.Errorf("fkc.run rejected with %q, want an Error %q", r.Err, want)
+	}
+
+	open(t, ctx, "#/k/"+escape("fuel-vulkan-kernels/pad_reflect_b4")+"?flags=--mode%20reflect%20--padding%203:0,1:1&x=3,4|F32|arange&run=cpu")
+	waitFor(t, ctx, `document.querySelector(".violation")`)
+	text := eval[string](t, ctx, `document.querySelector(".violation").innerText`)
+	if !strings.Contains(text, "Contract violation") || !strings.Contains(text, strings.TrimPrefix(want, "fkc: ")) {
+		t.Errorf("the page shows %q, want the violation %q", text, want)
+	}
+	screenshot(t, ctx, "pad-reflect-violation")
+}
+
+// A share URL restores kernel, params and inputs, and reruns.
+func TestShareURLRoundTrip(t *testing.T) {
+	ctx := tab(t, nil)
+	open(t, ctx, "#/k/"+escape("fuel-cpu-backend/pad"))
+	waitFor(t, ctx, `document.querySelector("#visual .gridbox.out")`)
+	// Change every kind of field, then run.
+	eval[bool](t, ctx, `(() => {
+		const f = document.querySelector("form.tryform"), el = f.elements;
+		el["x.shape"].value = "3,3";
+		el["x.kind"].value = "random"; el["x.seed"].value = "42"; el["x.lo"].value = "-5"; el["x.hi"].value = "5";
+		el["mode"].value = "replicate"; el["padding"].value = "1:2,0:3"; el["value"].value = "";
+		f.dispatchEvent(new Event("input"));
+		document.getElementById("run-cpu").click();
+		return true; })()`)
+	waitFor(t, ctx, `location.hash.includes("run=cpu") && document.querySelector("#visual .gridbox.out")`)
+	before := eval[string](t, ctx, `[...document.querySelectorAll("#visual .gridbox.out .cell")].map(c => c.innerText).join(" ")`)
+	url := eval[string](t, ctx, `location.href`)
+	if !strings.Contains(url, "--padding%201:2,0:3") || !strings.Contains(url, "x=3,3|F32|random|seed=42|lo=-5|hi=5") {
+		t.Fatalf("share URL lacks the state: %s", url)
+	}
+
+	ctx2 := tab(t, nil)
+	if err := chromedp.Do(ctx2, chromedp.Navigate(url)); err != nil {
+		t.Fatal(err)
+	}
+	eval[bool](t, ctx2, `fkc.ready.then(() => true)`)
+	waitFor(t, ctx2, `document.querySelector("#visual .gridbox.out")`)
+	got := eval[map[string]string](t, ctx2, `(() => { const el = document.querySelector("form.tryform").elements;
+		return {shape: el["x.shape"].value, kind: el["x.kind"].value, seed: el["x.seed"].value, lo: el["x.lo"].value, hi: el["x.hi"].value, mode: el["mode"].value, padding: el["padding"].value}; })()`)
+	want := map[string]string{"shape": "3,3", "kind": "random", "seed": "42", "lo": "-5", "hi": "5", "mode": "replicate", "padding": "1:2,0:3"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("restored %v, want %v", got, want)
+	}
+	after := eval[string](t, ctx2, `[...document.querySelectorAll("#visual .gridbox.out .cell")].map(c => c.innerText).join(" ")`)
+	if after != before || after == "" {
+		t.Errorf("the shared page computed a different output:\n%s\nvs\n%s", after, before)
+	}
+}
+
+// The teaching pictures: pad reflect (mirror lines, hover → source),
+// gather (source labels), pad backward (heat map), argmax (winners).
+func TestVisualsAndScreenshots(t *testing.T) {
+	ctx := tab(t, nil)
+	hover := func(sel string) {
+		eval[bool](t, ctx, fmt.Sprintf(`(() => { const c = document.querySelector(%q); c.dispatchEvent(new MouseEvent("mouseover", {bubbles: true})); return true; })()`, sel))
+	}
+
+	open(t, ctx, "#/k/"+escape("fuel-vulkan-kernels/pad_reflect_b4"))
+	waitFor(t, ctx, `document.querySelector("#visual .gridbox.out .cell")`)
+	waitFor(t, ctx, `document.querySelector("#visual .deco.mirror")`)
+	backend := eval[string](t, ctx, `document.querySelector(".served").dataset.backend`)
+	// out[0,0] of reflect 2:2 on a 4x5 arange is x[2,2] = 12.
+	hover(`#visual .gridbox.out .cell[data-i="0"]`)
+	src := eval[[]string](t, ctx, `[...document.querySelectorAll("#visual .gridbox:not(.out) .cell.src")].map(c => c.dataset.i)`)
+	if fmt.Sprint(src) != "[12]" {
+		t.Errorf("hovering out[0,0] highlights input cells %v, want [12]", src)
+	}
+	info := eval[string](t, ctx, `document.getElementById("hoverinfo").innerText`)
+	if !strings.Contains(info, "x[2,2]") || !strings.Contains(info, "reflected") {
+		t.Errorf("hover info %q", info)
+	}
+	if n := eval[int](t, ctx, `document.querySelectorAll("#visual .cell.r-mirror").length`); n != 8*9-4*5 {
+		t.Errorf("%d mirrored cells, want %d", n, 8*9-4*5)
+	}
+	t.Logf("pad_reflect_b4 page ran on %s", backend)
+	screenshot(t, ctx, "pad-reflect")
+
+	open(t, ctx, "#/k/"+escape("fuel-vulkan-kernels/pad_replicate_b4"))
+	waitFor(t, ctx, `document.querySelector("#visual .deco.clamp")`)
+	if n := eval[int](t, ctx, `document.querySelectorAll("#visual .cell.r-clamp").length`); n != 8*9-4*5 {
+		t.Errorf("%d clamped cells, want %d", n, 8*9-4*5)
+	}
+
+	open(t, ctx, "#/k/"+escape("fuel-reference-backend/gather"))
+	waitFor(t, ctx, `document.querySelector("#visual .gridbox.out .cell .lab")`)
+	labels := eval[[]string](t, ctx, `[...document.querySelectorAll("#visual .gridbox.out .cell .lab")].map(c => c.innerText)`)
+	if len(labels) != 12 || !strings.HasPrefix(labels[0], "←[0,") {
+		t.Errorf("gather source labels %v", labels)
+	}
+	hover(`#visual .gridbox.out .cell[data-i="4"]`)
+	screenshot(t, ctx, "gather")
+
+	open(t, ctx, "#/k/"+escape("fuel-cpu-backend/pad_backward_f32"))
+	waitFor(t, ctx, `document.querySelector("#visual .gridbox.out .cell .lab")`)
+	heat := eval[[]string](t, ctx, `[...document.querySelectorAll("#visual .gridbox.out .cell")].map(c => c.querySelector(".v").innerText)`)
+	if len(heat) != 20 || heat[0] != "1" { // constant backward of ones: each grad_in cell gets 1
+		t.Errorf("pad_backward (constant) of ones gives %v", heat)
+	}
+	// Reflect backward of ones: grad_in shows the fold counts, the heat labels agree.
+	eval[bool](t, ctx, `(() => { const el = document.querySelector("form.tryform").elements; el["mode"].value = "reflect"; document.querySelector("form.tryform").dispatchEvent(new Event("input")); document.getElementById("run-cpu").click(); return true; })()`)
+	waitFor(t, ctx, `document.querySelector("#visual .gridbox.out .cell .lab") && document.querySelector("#visual .gridbox.out .cell .lab").innerText === "×4"`)
+	screenshot(t, ctx, "pad-backward-heat")
+
+	open(t, ctx, "#/k/"+escape("fuel-reference-backend/argmax_dim"))
+	waitFor(t, ctx, `document.querySelectorAll("#visual .cell.win").length === 3`)
+	screenshot(t, ctx, "argmax")
+}
+
+// Without WebGPU the banner shows and the CPU path works.
+func TestNoWebGPU(t *testing.T) {
+	if skipReason != "" {
+		t.Skip(skipReason)
+	}
+	alloc, cancel := chromedp.NewExecAllocator(t.Context(), chromeFlags(t.TempDir(), false)...)
+	defer cancel()
+	bctx, cancelB := chromedp.NewContext(alloc)
+	defer cancelB()
+	ctx := tab(t, bctx)
+	open(t, ctx, "")
+	waitFor(t, ctx, `document.getElementById("no-webgpu")`)
+	text := eval[string](t, ctx, `document.getElementById("no-webgpu").innerText`)
+	if !strings.Contains(text, "WebGPU is not available") || !strings.Contains(text, "CPU") {
+		t.Errorf("banner %q", text)
+	}
+	x := tensorOf(t, tensor.F32, []int{2, 3})
+	r := fkcRun(t, ctx, "cpu", "pad", []string{"--mode", "reflect", "--padding", "1:1,2:2"}, map[string]*tensor.Tensor{"x": x})
+	if r.Err != "" {
+		t.Fatalf("cpu without WebGPU: %s", r.Err)
+	}
+	if got := decodeNpy(t, r.NPY); fmt.Sprint(got.Shape) != "[4 7]" {
+		t.Errorf("out shape %v", got.Shape)
+	}
+	r = fkcRun(t, ctx, "webgpu", "pad", []string{"--mode", "reflect", "--padding", "1:1,2:2"}, map[string]*tensor.Tensor{"x": x})
+	if !strings.HasPrefix(r.Err, "Error:fkc: ") || !strings.Contains(r.Err, "WebGPU is not available") {
+		t.Errorf("webgpu without WebGPU: %q", r.Err)
+	}
+	// A kernel page still runs on the CPU; its WebGPU button is disabled.
+	open(t, ctx, "#/k/"+escape("fuel-vulkan-kernels/pad_reflect_b4"))
+	waitFor(t, ctx, `document.querySelector("#visual .gridbox.out .cell")`)
+	if !eval[bool](t, ctx, `document.getElementById("run-gpu").disabled`) {
+		t.Error("the Run on WebGPU button is enabled without WebGPU")
+	}
+	screenshot(t, ctx, "no-webgpu")
+}
+
+// The WASM binary's size, raw and gzip.
+func TestWasmSize(t *testing.T) {
+	if skipReason != "" {
+		t.Skip(skipReason)
+	}
+	b, err := os.ReadFile(wasmPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("app.wasm: %.2f MiB raw, %.2f MiB gzip -9", float64(len(b))/(1<<20), float64(gzipSize(b))/(1<<20))
+}
+
+func escape(id string) string { return strings.ReplaceAll(id, "/", "%2F") }

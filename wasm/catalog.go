@@ -1,0 +1,276 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/extension"
+
+	"github.com/fkc-playground/fkc/contract"
+	"github.com/fkc-playground/fkc/ops"
+	"github.com/fkc-playground/fkc/playground"
+	"github.com/fkc-playground/fkc/registry"
+)
+
+// md renders contract prose. Raw HTML in a contract is not passed through
+// (goldmark's default): a contract is data, not markup we trust.
+var md = goldmark.New(goldmark.WithExtensions(extension.GFM))
+
+func markdown(src string) string {
+	var b bytes.Buffer
+	if err := md.Convert([]byte(src), &b); err != nil {
+		return "<pre>" + htmlEscape(src) + "</pre>"
+	}
+	return b.String()
+}
+
+func htmlEscape(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;").Replace(s)
+}
+
+// The catalog: everything the list page needs, small enough to build at
+// start (prose is rendered per kernel page, on demand).
+type catalog struct {
+	Providers []providerJSON `json:"providers"`
+	Kernels   []kernelJSON   `json:"kernels"`
+	Specs     []specJSON     `json:"specs"`
+	Lint      []lintJSON     `json:"lint"`
+}
+
+type providerJSON struct {
+	contract.Provider
+	File      string   `json:"file"`
+	Title     string   `json:"title"`
+	Preamble  []string `json:"preamble,omitempty"`
+	Rebuilt   []string `json:"rebuilt,omitempty"`
+	ProseHTML string   `json:"prose_html"`
+	Kernels   int      `json:"kernel_count"`
+}
+
+type kernelJSON struct {
+	ID          string   `json:"id"` // provider/kernel: names repeat across providers
+	Name        string   `json:"name"`
+	Provider    string   `json:"provider"`
+	Backend     string   `json:"backend"`
+	OpKind      string   `json:"op_kind"`
+	Registrable bool     `json:"registrable"`
+	DTypes      []string `json:"dtypes"` // the first input's dtypes (the fan-out)
+	Determinism string   `json:"determinism"`
+	Blurb       string   `json:"blurb"`
+	EntryPoint  string   `json:"entry_point"`
+	Linked      bool     `json:"linked"`
+	Where       string   `json:"where"`
+	Op          string   `json:"op,omitempty"` // the `fkc run` op that exercises it
+	Mode        string   `json:"mode,omitempty"`
+	Lint        int      `json:"lint"`
+	File        string   `json:"file"`
+	Line        int      `json:"line"`
+}
+
+type specJSON struct {
+	Name   string   `json:"name"`
+	Inputs []string `json:"inputs"`
+	Flags  []string `json:"flags"`
+	Doc    string   `json:"doc"`
+}
+
+type lintJSON struct {
+	File     string   `json:"file"`
+	Line     int      `json:"line"`
+	Severity string   `json:"severity"`
+	Code     string   `json:"code,omitempty"`
+	Msg      string   `json:"message"`
+	Kernels  []string `json:"kernels,omitempty"` // ids the finding concerns
+	Text     string   `json:"text"`
+}
+
+func kernelID(d *contract.Document, k *contract.Kernel) string { return d.Provider.Name + "/" + k.Name }
+
+// lintFindings gathers the loader's and the registry's diagnostics, each
+// attached to the kernels it concerns (by line range, or by name for a
+// DuplicateKernelRef that lists "kernel (file:line)").
+func lintFindings() []lintJSON {
+	var all []contract.Diagnostic
+	seen := map[*contract.Document]bool{}
+	for _, r := range eng.Reg.Kernels() {
+		if !seen[r.Doc] {
+			seen[r.Doc] = true
+			all = append(all, r.Doc.Diags...)
+		}
+	}
+	all = append(all, eng.Reg.Diags...)
+	var out []lintJSON
+	refs := eng.Reg.Kernels()
+	for _, d := range all {
+		l := lintJSON{File: d.File, Line: d.Line, Severity: d.Severity, Code: d.Code, Msg: d.Msg, Text: d.String()}
+		for i, r := range refs {
+			if r.Doc.File != d.File && !strings.Contains(d.Msg, r.Doc.File) {
+				continue
+			}
+			end := 1 << 30
+			if i+1 < len(refs) && refs[i+1].Doc == r.Doc {
+				end = refs[i+1].Kernel.Line
+			}
+			named := strings.Contains(d.Msg, fmt.Sprintf("%s (%s:%d)", r.Kernel.Name, r.Doc.File, r.Kernel.Line))
+			inRange := r.Doc.File == d.File && d.Line >= r.Kernel.Line && d.Line < end
+			if named || inRange {
+				l.Kernels = append(l.Kernels, kernelID(r.Doc, r.Kernel))
+			}
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+func buildCatalog() *catalog {
+	mu.Lock()
+	defer mu.Unlock()
+	c := &catalog{}
+	lint := lintFindings()
+	c.Lint = lint
+	perKernel := map[string]int{}
+	for _, l := range lint {
+		for _, id := range l.Kernels {
+			perKernel[id]++
+		}
+	}
+	counts := map[*contract.Document]int{}
+	var docs []*contract.Document
+	for _, r := range eng.Reg.Kernels() {
+		if counts[r.Doc] == 0 {
+			docs = append(docs, r.Doc)
+		}
+		counts[r.Doc]++
+		c.Kernels = append(c.Kernels, kernelSummary(r, perKernel))
+	}
+	for _, d := range docs {
+		c.Providers = append(c.Providers, providerJSON{Provider: d.Provider, File: d.File, Title: d.Title,
+			Preamble: d.Preamble, Rebuilt: d.Rebuilt, ProseHTML: markdown(d.Prose), Kernels: counts[d]})
+	}
+	for _, s := range ops.Specs() {
+		c.Specs = append(c.Specs, specJSON{Name: s.Name, Inputs: s.Inputs, Flags: s.Flags, Doc: s.Doc})
+	}
+	return c
+}
+
+func kernelSummary(r registry.KernelRef, lint map[string]int) kernelJSON {
+	k := r.Kernel
+	where, linked := eng.LinkFor(k.EntryPoint)
+	op, mode, _ := playground.OpFor(k.Name, k.OpKind)
+	var dts []string
+	if len(k.Inputs) > 0 {
+		dts = k.Inputs[0].DTypeNames
+	}
+	id := kernelID(r.Doc, k)
+	return kernelJSON{ID: id, Name: k.Name, Provider: r.Doc.Provider.Name, Backend: k.Backend, OpKind: k.OpKind,
+		Registrable: k.Registrable, DTypes: dts, Determinism: k.Determinism, Blurb: k.Blurb, EntryPoint: k.EntryPoint,
+		Linked: linked, Where: where, Op: op, Mode: mode, Lint: lint[id], File: r.Doc.File, Line: k.Line}
+}
+
+func findKernel(id string) (registry.KernelRef, bool) {
+	for _, r := range eng.Reg.Kernels() {
+		if kernelID(r.Doc, r.Kernel) == id {
+			return r, true
+		}
+	}
+	return registry.KernelRef{}, false
+}
+
+// kernelDetail is one kernel page: the whole contract, its prose as HTML,
+// bindings, lint findings and the Try-it defaults.
+func kernelDetail(id string) (string, error) {
+	mu.Lock()
+	r, ok := findKernel(id)
+	mu.Unlock()
+	if !ok {
+		return "", fmt.Errorf("fkc: no kernel %q in the loaded contracts", id)
+	}
+	k := r.Kernel
+	type bindingJSON struct {
+		Key    string   `json:"key"`
+		Inputs []string `json:"inputs"`
+		Out    string   `json:"out"`
+		Shared []string `json:"shared,omitempty"` // other kernels on the same key
+	}
+	var bs []bindingJSON
+	mu.Lock()
+	for _, b := range eng.Reg.ByKernel(r.Doc.Provider.Name, k.Name) {
+		j := bindingJSON{Key: b.Key.String(), Out: b.OutDType.String()}
+		for _, d := range b.InputDTypes {
+			j.Inputs = append(j.Inputs, d.String())
+		}
+		for _, o := range eng.Reg.LookupKey(b.Key) {
+			if o != b {
+				j.Shared = append(j.Shared, kernelID(o.Doc, o.Kernel))
+			}
+		}
+		bs = append(bs, j)
+	}
+	var lint []lintJSON
+	for _, l := range lintFindings() {
+		for _, kid := range l.Kernels {
+			if kid == id {
+				lint = append(lint, l)
+				break
+			}
+		}
+	}
+	sum := kernelSummary(r, nil)
+	mu.Unlock()
+	sum.Lint = len(lint)
+	comments := make([]struct{ Key, Text string }, 0, len(k.Comments))
+	keys := make([]string, 0, len(k.Comments))
+	for key := range k.Comments {
+		keys = append(keys, key)
+	}
+	sort.Strings(keys)
+	for _, key := range keys {
+		comments = append(comments, struct{ Key, Text string }{key, k.Comments[key]})
+	}
+	detail := map[string]any{
+		"summary":    sum,
+		"contract":   k,
+		"prose_html": markdown(k.Prose),
+		"bindings":   bs,
+		"lint":       lint,
+		"comments":   comments,
+		"doc":        map[string]any{"file": r.Doc.File, "title": r.Doc.Title, "provider": r.Doc.Provider, "rebuilt": r.Doc.Rebuilt},
+	}
+	if sum.Op != "" {
+		dt := "F32"
+		if len(sum.DTypes) > 0 && !contains(sum.DTypes, "F32") {
+			dt = sum.DTypes[0]
+		}
+		detail["defaults"] = playground.DefaultCase(sum.Op, sum.Mode, dt, playground.AllDims(k.Name))
+	}
+	return jsonString(detail)
+}
+
+// defaultsFor is the default case of an op for another dtype or mode.
+func defaultsFor(id, dtype string) (string, error) {
+	mu.Lock()
+	r, ok := findKernel(id)
+	mu.Unlock()
+	if !ok {
+		return "", fmt.Errorf("fkc: no kernel %q", id)
+	}
+	op, mode, ok := playground.OpFor(r.Kernel.Name, r.Kernel.OpKind)
+	if !ok {
+		return "", fmt.Errorf("fkc: no `fkc run` op exercises %s (op_kind %s)", r.Kernel.Name, r.Kernel.OpKind)
+	}
+	return jsonString(playground.DefaultCase(op, mode, dtype, playground.AllDims(r.Kernel.Name)))
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
