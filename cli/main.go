@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/fkc-playground/fkc/ops"
 )
@@ -14,8 +15,10 @@ import (
 type GPUBackend struct {
 	// Devices prints the adapters found (name, backend, driver, features, limits).
 	Devices func(w io.Writer) error
-	// Open acquires the GPU device and returns its links and a closer.
-	Open func() (links []ops.Link, closeFn func(), err error)
+	// Open acquires the GPU device and returns its links, a clock of the
+	// last kernel's device time (submit to results mapped, no uploads), and
+	// a closer.
+	Open func() (links []ops.Link, deviceTime func() time.Duration, closeFn func(), err error)
 }
 
 // GPU is nil in a build without a GPU path.
@@ -93,11 +96,12 @@ func engine(backend string) (*ops.Engine, func(), error) {
 		if GPU == nil {
 			return nil, nil, fmt.Errorf("backend %s: this build has no GPU backend", backend)
 		}
-		links, c, err := GPU.Open()
+		links, clock, c, err := GPU.Open()
 		if err != nil {
 			return nil, nil, fmt.Errorf("backend %s: %v", backend, err)
 		}
 		eng.AddGPU(links)
+		eng.DeviceTime = clock
 		closeFn = c
 	}
 	return eng, closeFn, nil

@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"github.com/fkc-playground/fkc/kernels"
 	"github.com/fkc-playground/fkc/kernels/cpu"
 	"github.com/fkc-playground/fkc/tensor"
 )
@@ -119,6 +120,11 @@ func Oracle(c *Call) (*tensor.Tensor, error) {
 	case "pad":
 		return padImpl(c)
 	case "pad_backward":
+		if g := c.Inputs["grad_out"]; c.Mode == kernels.Constant && g != nil && !g.DType.IsFloat() {
+			// The Vulkan constant backward is a byte-width gather that
+			// also takes integer dtypes; its oracle is the crop it is.
+			return cropInterior(g, c.Padding)
+		}
 		return padBackwardImpl(c)
 	case "masked_fill":
 		return maskedFillImpl(c)
@@ -150,4 +156,26 @@ func Oracle(c *Call) (*tensor.Tensor, error) {
 		return embeddingImpl(c)
 	}
 	return nil, usagef("no oracle for op %q", c.Op)
+}
+
+// cropInterior is constant-pad backward as a byte copy: grad_in[i] =
+// grad_out[i + before], per element, for any dtype.
+func cropInterior(g *tensor.Tensor, pads []kernels.Pad) (*tensor.Tensor, error) {
+	in, err := kernels.PadBackwardInShape("pad_backward", kernels.Constant, g.Shape, pads)
+	if err != nil {
+		return nil, err
+	}
+	out := tensor.New(g.DType, in)
+	es, gs := g.DType.Size(), tensor.Strides(g.Shape)
+	coord := make([]int, len(in))
+	for i := 0; i < out.NumElems(); i++ {
+		rem, src := i, 0
+		for k := len(in) - 1; k >= 0; k-- {
+			coord[k] = rem % in[k]
+			rem /= in[k]
+			src += (coord[k] + pads[k].Before) * gs[k]
+		}
+		copy(out.Data[i*es:(i+1)*es], g.Data[src*es:(src+1)*es])
+	}
+	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/fkc-playground/fkc/contract"
 	"github.com/fkc-playground/fkc/contracts"
@@ -15,8 +16,11 @@ import (
 // Engine dispatches calls to contract bindings. It is not safe for
 // concurrent use while links are being added.
 type Engine struct {
-	Reg   *registry.Registry
-	links map[string]Link // by entry_point
+	Reg *registry.Registry
+	// DeviceTime, when a GPU is attached, reports the device time of the
+	// last GPU kernel (submit to results mapped, uploads excluded).
+	DeviceTime func() time.Duration
+	links      map[string]Link // by entry_point
 }
 
 // Result is one served call.

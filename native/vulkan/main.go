@@ -6,6 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/cogentcore/webgpu/wgpu"
 
 	"github.com/fkc-playground/fkc/cli"
 	"github.com/fkc-playground/fkc/kernels/gpu"
@@ -13,6 +17,7 @@ import (
 )
 
 func main() {
+	quietDrivers()
 	cli.GPU = &cli.GPUBackend{
 		Devices: func(w io.Writer) error {
 			d, err := gpu.OpenNative()
@@ -20,16 +25,29 @@ func main() {
 				return err
 			}
 			defer d.Close()
-			fmt.Fprintln(w, d.String())
+			fmt.Fprint(w, d.Info().String())
 			return nil
 		},
-		Open: func() ([]ops.Link, func(), error) {
+		Open: func() ([]ops.Link, func() time.Duration, func(), error) {
 			d, err := gpu.OpenNative()
 			if err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
-			return gpu.Links(d), d.Close, nil
+			return gpu.Links(d), d.LastGPUTime, d.Close, nil
 		},
 	}
 	os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// quietDrivers keeps wgpu's and Mesa's chatter (window-system probing that a
+// compute-only tool never uses) off stderr, where `fkc run` prints exactly
+// one line.
+func quietDrivers() {
+	wgpu.SetLogLevel(wgpu.LogLevelError)
+	if os.Getenv("XDG_RUNTIME_DIR") == "" {
+		dir := filepath.Join(os.TempDir(), fmt.Sprintf("fkc-runtime-%d", os.Getuid()))
+		if os.MkdirAll(dir, 0o700) == nil && os.Chmod(dir, 0o700) == nil {
+			os.Setenv("XDG_RUNTIME_DIR", dir)
+		}
+	}
 }

@@ -1,0 +1,117 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fkc-playground/fkc/tensor"
+)
+
+func writeNpy(t *testing.T, dir, name string, x *tensor.Tensor) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, tensor.NpyBytes(x), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func runMain(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := Main(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestRunPadReflectNpy(t *testing.T) {
+	dir := t.TempDir()
+	x := tensor.New(tensor.F32, []int{1, 4})
+	copy(x.F32(), []float32{1, 2, 3, 4})
+	in := writeNpy(t, dir, "x.npy", x)
+	out := filepath.Join(dir, "out.npy")
+	code, _, stderr := runMain("run", "pad", "--mode", "reflect", "--padding", "0:0,2:2", "-i", "x="+in, "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if strings.TrimSpace(stderr) != "kernel pad (fuel-cpu-backend, Cpu)" {
+		t.Errorf("stderr = %q", stderr)
+	}
+	b, _ := os.ReadFile(out)
+	y, err := tensor.ReadNpyBytes(b, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []float32{3, 2, 1, 2, 3, 4, 3, 2}
+	if got := y.F32(); len(got) != 8 || y.Shape[1] != 8 {
+		t.Fatalf("out %s", y)
+	} else {
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("out = %v, want %v", got, want)
+			}
+		}
+	}
+}
+
+func TestRunBF16AsU2(t *testing.T) {
+	dir := t.TempDir()
+	x := tensor.New(tensor.BF16, []int{3})
+	for i, v := range []float32{1, 2, 3} {
+		x.U16()[i] = tensor.BF16FromF32(v)
+	}
+	in := writeNpy(t, dir, "x.npy", x) // written as <u2
+	out := filepath.Join(dir, "s.npy")
+	code, _, stderr := runMain("run", "sum", "--dtype", "bf16", "-i", "x="+in, "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "kernel sum_all (fuel-reference-backend, Cpu)") {
+		t.Errorf("stderr = %q", stderr)
+	}
+	b, _ := os.ReadFile(out)
+	if !bytes.Contains(b, []byte("'<u2'")) {
+		t.Errorf("bf16 output not written as <u2: %q", b[:60])
+	}
+	y, _ := tensor.ReadNpyBytes(b, true)
+	if y.At(0) != 6 || y.Rank() != 0 {
+		t.Errorf("sum = %v (%s)", y.At(0), y)
+	}
+	// Without --dtype bf16 the <u2 file is refused with the hint.
+	code, _, stderr = runMain("run", "sum", "-i", "x="+in, "-o", out)
+	if code != 1 || !strings.Contains(stderr, "--dtype bf16") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestRunExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	x := tensor.New(tensor.F32, []int{3})
+	in := writeNpy(t, dir, "x.npy", x)
+	xi := writeNpy(t, dir, "xi.npy", tensor.New(tensor.I32, []int{3}))
+	out := filepath.Join(dir, "o.npy")
+	cases := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"run", "pad", "--mode", "reflect", "--padding", "3:0", "-i", "x=" + in, "-o", out}, 1, "fkc: pad: reflect padding (3, 0) on axis 0 exceeds in_shape[0]-1 = 2"},
+		{[]string{"run", "pad", "--mode", "constant", "--padding", "1:1", "-i", "x=" + xi, "-o", out}, 1, "pad_const_b4"},
+		{[]string{"run", "pad", "--mode", "reflect", "--padding", "1:1", "-i", "x=" + in}, 2, "needs -o"},
+		{[]string{"run", "pad", "--padding", "1:1", "-i", "x=" + in, "-o", out}, 2, "needs --mode"},
+		{[]string{"run", "sum", "-i", "y=" + in, "-o", out}, 2, "needs input x"},
+		{[]string{"run", "sum", "-i", "x=" + filepath.Join(dir, "missing.npy"), "-o", out}, 1, "no such file"},
+		{[]string{"run", "sum", "--backend", "tpu", "-i", "x=" + in, "-o", out}, 2, "unknown backend"},
+		{[]string{"frob"}, 2, "unknown command"},
+	}
+	for _, c := range cases {
+		code, _, stderr := runMain(c.args...)
+		if code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d stderr %q; want exit %d containing %q", c.args, code, stderr, c.code, c.want)
+		}
+		if c.code == 1 && strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+			t.Errorf("%v: error output is not one line: %q", c.args, stderr)
+		}
+	}
+}
