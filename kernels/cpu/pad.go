@@ -147,8 +147,10 @@ func (p *padPlan) slab(k, oo, io int) {
 	}
 	for o := 0; o < b+n+a; o++ {
 		if o == b { // skip the interior built above
-			o = b + n - 1
-			continue
+			o += n
+			if o == b+n+a {
+				break
+			}
 		}
 		dst := p.out[oo+o*os : oo+(o+1)*os]
 		switch p.mode {

@@ -160,7 +160,9 @@ func MinAll(x *tensor.Tensor) (*tensor.Tensor, error) { return reduceAll("min_al
 
 // MeanAll is mean_all: the in-dtype sum divided by n converted to the
 // dtype, rounded to the dtype; empty → NaN.
-func MeanAll(x *tensor.Tensor) (*tensor.Tensor, error) { return reduceAll("mean_all", x, foldSum, true) }
+func MeanAll(x *tensor.Tensor) (*tensor.Tensor, error) {
+	return reduceAll("mean_all", x, foldSum, true)
+}
 
 func reduceAll(op string, x *tensor.Tensor, k foldKind, mean bool) (*tensor.Tensor, error) {
 	if err := checkFloatX(op, x); err != nil {
