@@ -251,10 +251,20 @@ func canonicalize(raw []string, sc *schema) *canonResult {
 		}
 	}
 	r.flat = isFlat(r.lines)
-	if r.flat {
-		r.flatIndents(sc)
-	} else {
+	if !r.flat {
 		r.nestedIndents()
+		// Indentation so inconsistent that nothing nests is flattened
+		// YAML too; deciding on the result keeps Format idempotent.
+		canon := make([]yline, len(r.lines))
+		for i, l := range r.lines {
+			canon[i] = l
+			canon[i].indent, canon[i].tab = r.indent[i], 0
+		}
+		r.flat = isFlat(canon)
+	}
+	if r.flat {
+		clear(r.indent)
+		r.flatIndents(sc)
 	}
 	// A full-line comment takes the indentation of the next content line.
 	next := 0
@@ -279,6 +289,9 @@ func isFlat(lines []yline) bool {
 		switch l.kind {
 		case lkBlank, lkComment:
 			continue
+		}
+		if l.tab > 0 && l.tab <= l.indent {
+			continue // a TAB in the indentation is reported; it says nothing about nesting
 		}
 		if l.indent > 0 {
 			return false
@@ -313,7 +326,8 @@ func (f *frame) knows(key, value string) bool {
 // flatIndents rebuilds the nesting of a flattened region from the schema.
 func (r *canonResult) flatIndents(root *schema) {
 	stack := []*frame{{sc: root}}
-	last := 0 // indentation of the content of the last key/dash line
+	last := 0        // indentation of the content of the last key/dash line
+	started := false // a key or dash line was seen (an earlier line has nothing to continue)
 	open := func(parent *schema, key string, indent int) {
 		var sc *schema
 		if parent != nil && !parent.fields {
@@ -354,9 +368,12 @@ func (r *canonResult) flatIndents(root *schema) {
 				open(f.sc, l.key, f.indent)
 			}
 		case lkDash:
+			// the innermost list (or unknown) context takes the item; with
+			// none open, the item goes under the innermost context
 			j := len(stack) - 1
-			for ; j > 0; j-- {
-				if stack[j].list || (stack[j].sc == nil && !stack[j].item) {
+			for k := j; k > 0; k-- {
+				if stack[k].list || (stack[k].sc == nil && !stack[k].item) {
+					j = k
 					break
 				}
 			}
@@ -371,6 +388,9 @@ func (r *canonResult) flatIndents(root *schema) {
 				it := &frame{sc: isc, item: true, indent: lf.indent + l.dashOff}
 				stack = append(stack, it)
 				last = it.indent
+				if l.dashNil {
+					last = lf.indent // what follows a bare dash nests under it
+				}
 				if l.dashKey && l.value == "" {
 					open(isc, l.key, it.indent)
 				}
@@ -378,8 +398,11 @@ func (r *canonResult) flatIndents(root *schema) {
 				last = lf.indent + l.dashOff
 			}
 		case lkOther:
-			r.indent[i] = last + 2
+			if started {
+				r.indent[i] = last + 2 // continues the previous value
+			}
 		}
+		started = started || l.kind == lkKey || l.kind == lkDash
 	}
 }
 
@@ -392,8 +415,8 @@ type nframe struct {
 // nestedIndents keeps the author's nesting and normalizes its widths.
 func (r *canonResult) nestedIndents() {
 	var stack []nframe
-	opener := false     // the previous content line opens a nested block
-	openerCanon := 0    // canonical indentation of that opener's key
+	opener := false              // the previous content line opens a nested block
+	openerCanon := 0             // canonical indentation of that opener's key
 	ownerSrc, ownerCanon := 0, 0 // the last key/dash line, for continuation lines
 	for i, l := range r.lines {
 		if l.kind == lkBlank || l.kind == lkComment {
@@ -403,6 +426,14 @@ func (r *canonResult) nestedIndents() {
 			stack = []nframe{{src: l.indent}}
 		}
 		top := &stack[len(stack)-1]
+		if l.tab > 0 && l.tab <= l.indent {
+			// A TAB in the indentation (reported) has no width: take the
+			// line as the first child of an opener, else as a sibling.
+			l.indent = top.src
+			if opener {
+				l.indent = top.src + 2
+			}
+		}
 		switch {
 		case l.indent > top.src:
 			if !opener {
@@ -414,8 +445,6 @@ func (r *canonResult) nestedIndents() {
 				continue
 			}
 			stack = append(stack, nframe{src: l.indent, canon: openerCanon + 2})
-		case l.indent == top.src && l.kind == lkDash && opener:
-			stack = append(stack, nframe{src: l.indent, canon: openerCanon + 2, compact: true})
 		default:
 			for len(stack) > 1 {
 				t := stack[len(stack)-1]
@@ -428,6 +457,10 @@ func (r *canonResult) nestedIndents() {
 			if t := stack[len(stack)-1]; t.src != l.indent {
 				r.diags = append(r.diags, lineDiag{i, "error", fmt.Sprintf(
 					"inconsistent indentation: %d spaces matches no enclosing level", l.indent)})
+			}
+			if l.kind == lkDash && opener {
+				// a sequence written at its key's indentation
+				stack = append(stack, nframe{src: l.indent, canon: openerCanon + 2, compact: true})
 			}
 		}
 		top = &stack[len(stack)-1]

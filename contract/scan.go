@@ -77,7 +77,9 @@ func scanDoc(src []byte) *layout {
 				L.fmClose = j
 				break
 			}
-			if strings.HasPrefix(trimCR(lines[j]), "# ") || strings.HasPrefix(t, "```") || isHeading2(lines[j]) {
+			// (decisions about front-matter and block lines look at the
+			// trimmed text only: Format changes their leading whitespace)
+			if strings.HasPrefix(t, "```") || isHeading2(t) {
 				break
 			}
 		}
@@ -85,7 +87,7 @@ func scanDoc(src []byte) *layout {
 			L.diags = append(L.diags, lineDiag{L.fmOpen, "error", "front matter opened by --- is never closed by a second ---"})
 			// the front matter ends where the markdown starts
 			end := L.fmOpen + 1
-			for end < n && !strings.HasPrefix(trimCR(lines[end]), "#") && !strings.HasPrefix(strings.TrimSpace(lines[end]), "```") {
+			for end < n && !strings.HasPrefix(strings.TrimSpace(lines[end]), "#") && !strings.HasPrefix(strings.TrimSpace(lines[end]), "```") {
 				end++
 			}
 			L.fmClose = end // treated as the (missing) closing line
@@ -147,7 +149,7 @@ func scanDoc(src []byte) *layout {
 				// the missing fence swallowed, and resume there
 				end := j
 				for k := i + 1; k < j; k++ {
-					if isHeading2(lines[k]) {
+					if isHeading2(strings.TrimSpace(lines[k])) {
 						end = k
 						break
 					}
