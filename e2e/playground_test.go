@@ -368,7 +368,8 @@ func TestVisualsAndScreenshots(t *testing.T) {
 	}
 	// Reflect backward of ones: grad_in shows the fold counts, the heat labels agree.
 	eval[bool](t, ctx, `(() => { const el = document.querySelector("form.tryform").elements; el["mode"].value = "reflect"; document.querySelector("form.tryform").dispatchEvent(new Event("input")); document.getElementById("run-cpu").click(); return true; })()`)
-	waitFor(t, ctx, `document.querySelector("#visual .gridbox.out .cell .lab") && document.querySelector("#visual .gridbox.out .cell .lab").innerText === "×4"`)
+	// reflect 2:2 on 4x5: the fold counts per axis are [1,3,3,1] and [1,2,3,2,1], so 9 at most.
+	waitFor(t, ctx, `[...document.querySelectorAll("#visual .gridbox.out .cell .lab")].some(l => l.innerText === "×9")`)
 	screenshot(t, ctx, "pad-backward-heat")
 
 	open(t, ctx, "#/k/"+escape("fuel-reference-backend/argmax_dim"))

@@ -44,12 +44,11 @@ type catalog struct {
 
 type providerJSON struct {
 	contract.Provider
-	File      string   `json:"file"`
-	Title     string   `json:"title"`
-	Preamble  []string `json:"preamble,omitempty"`
-	Rebuilt   []string `json:"rebuilt,omitempty"`
-	ProseHTML string   `json:"prose_html"`
-	Kernels   int      `json:"kernel_count"`
+	File     string   `json:"file"`
+	Title    string   `json:"title"`
+	Preamble []string `json:"preamble,omitempty"`
+	Rebuilt  []string `json:"rebuilt,omitempty"`
+	Kernels  int      `json:"kernel_count"`
 }
 
 type kernelJSON struct {
@@ -150,7 +149,7 @@ func buildCatalog() *catalog {
 	}
 	for _, d := range docs {
 		c.Providers = append(c.Providers, providerJSON{Provider: d.Provider, File: d.File, Title: d.Title,
-			Preamble: d.Preamble, Rebuilt: d.Rebuilt, ProseHTML: markdown(d.Prose), Kernels: counts[d]})
+			Preamble: d.Preamble, Rebuilt: d.Rebuilt, Kernels: counts[d]})
 	}
 	for _, s := range ops.Specs() {
 		c.Specs = append(c.Specs, specJSON{Name: s.Name, Inputs: s.Inputs, Flags: s.Flags, Doc: s.Doc})
@@ -273,4 +272,16 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// providerProse renders a document's prose (the catalog asks on demand).
+func providerProse(file string) (string, error) {
+	mu.Lock()
+	defer mu.Unlock()
+	for _, r := range eng.Reg.Kernels() {
+		if r.Doc.File == file {
+			return markdown(r.Doc.Prose), nil
+		}
+	}
+	return "", fmt.Errorf("fkc: no contract document %q", file)
 }

@@ -52,6 +52,7 @@ func main() {
 
 	api := js.Global().Get("Object").New()
 	api.Set("catalog", syncFunc(func([]js.Value) (any, error) { return jsonString(buildCatalog()) }))
+	api.Set("providerProse", syncFunc(func(a []js.Value) (any, error) { return providerProse(arg(a, 0)) }))
 	api.Set("kernel", syncFunc(func(a []js.Value) (any, error) { return kernelDetail(arg(a, 0)) }))
 	api.Set("defaults", syncFunc(func(a []js.Value) (any, error) { return defaultsFor(arg(a, 0), arg(a, 1)) }))
 	api.Set("tryit", asyncFunc(func(a []js.Value) (any, error) { return tryIt(arg(a, 0)) }))

@@ -204,6 +204,7 @@
     const apply = () => {
       const f = Object.fromEntries(new FormData(form));
       const q = (f.q || "").toLowerCase().trim();
+      const ks = catalog.kernels; // refreshed once the WGSL kernels are linked
       const match = (k) =>
         (!q || [k.name, k.blurb, k.op_kind, k.entry_point, k.provider, k.op].join(" ").toLowerCase().includes(q)) &&
         (!f.op || (k.op || k.op_kind) === f.op) &&
@@ -237,7 +238,10 @@
         h("span", { class: "badge be" }, p.backend),
         h("span", { class: "muted" }, `${p.file} · ${p.kernel_count} kernels`),
         p.rebuilt && p.rebuilt.length ? h("span", { class: "badge warn", title: "The loader rebuilt the YAML nesting of: " + p.rebuilt.join(", ") }, "indentation rebuilt by the loader") : null),
-      h("details", { class: "pprose" }, h("summary", {}, p.title || "About this provider"), h("div", { class: "prose", html: p.prose_html })),
+      h("details", { class: "pprose", ontoggle: (e) => { // prose is rendered (goldmark, in Go) on first open
+        const box = e.target.querySelector(".prose");
+        if (e.target.open && !box.dataset.done) { box.dataset.done = "1"; try { box.innerHTML = callSync("providerProse", p.file); } catch (err) { box.textContent = err.message; } }
+      } }, h("summary", {}, p.title || "About this provider"), h("div", { class: "prose" })),
       h("table", { class: "kt" },
         h("thead", {}, h("tr", {}, ["kernel", "op", "dtypes", "determinism", "registry", "link", "lint"].map(t => h("th", {}, t)))),
         h("tbody", {}, rows.map(k => h("tr", { class: "krow", "data-id": k.id },
@@ -531,7 +535,7 @@
         h("span", { class: "badge be" }, r.backend),
         " kernel ", h("a", { href: "#/k/" + encodeURIComponent(r.kernel_id) }, h("b", {}, r.kernel)), ` (${r.provider}, ${r.contract_backend})`,
         h("span", { class: "stat" }, fmtMs(r.ms)),
-        r.bytes_moved ? h("span", { class: "stat", title: "bytes_moved / time" }, `${fmtBytes(r.bytes_moved)} → ${r.gbps.toFixed(r.gbps < 1 ? 3 : 2)} GB/s`) : null));
+        r.bytes_moved ? h("span", { class: "stat", title: "bytes_moved / time" }, `${fmtBytes(r.bytes_moved)} → ${r.gbps >= 1 ? r.gbps.toFixed(2) : r.gbps.toPrecision(2)} GB/s`) : null));
       // evaluated cost formulas into the contract's table (for this page's kernel only)
       {
         for (const c of (r.kernel_id === d.summary.id ? r.costs : r.page_costs) || []) {
