@@ -259,8 +259,14 @@ func short(s string) string {
 	return s
 }
 
+// screenshot saves the whole page as screenshots/NAME.png, and the first
+// screenful (what a visitor sees) as screenshots/NAME-top.png.
 func screenshot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
+	if top, err := chromedp.Run(ctx, chromedp.CaptureScreenshot()); err == nil {
+		os.MkdirAll("screenshots", 0o755)
+		os.WriteFile(filepath.Join("screenshots", name+"-top.png"), top, 0o644)
+	}
 	buf, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatalf("screenshot: %v", err)
