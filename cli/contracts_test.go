@@ -1,0 +1,205 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fkc-playground/fkc/contract"
+)
+
+const seedsDir = "../contracts/seeds"
+
+func call(f func([]string, *bytes.Buffer, *bytes.Buffer) int, args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := f(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func contractsCmd(args []string, o, e *bytes.Buffer) int { return Contracts(args, o, e) }
+func lintCmd(args []string, o, e *bytes.Buffer) int      { return Lint(args, o, e) }
+func fmtCmd(args []string, o, e *bytes.Buffer) int       { return Fmt(args, o, e) }
+
+func TestContractsJSON(t *testing.T) {
+	code, out, stderr := call(contractsCmd, "--json", seedsDir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var got struct {
+		Kernels []struct {
+			Kernel      string `json:"kernel"`
+			Registrable bool   `json:"registrable"`
+			Provider    string `json:"provider"`
+			Where       string `json:"where"`
+			Inputs      []struct {
+				DTypes []string `json:"dtypes"`
+			} `json:"inputs"`
+			OpParams struct {
+				Fields []struct{ Name string } `json:"fields"`
+			} `json:"op_params"`
+			Formulas []contract.KV `json:"formulas"`
+			Bindings []struct {
+				Key string `json:"key"`
+			} `json:"bindings"`
+			Link struct {
+				Linked bool   `json:"linked"`
+				Where  string `json:"where"`
+			} `json:"link"`
+		} `json:"kernels"`
+		Summary map[string]int `json:"summary"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	reg := 0
+	for _, k := range got.Kernels {
+		if k.Registrable {
+			reg++
+			if len(k.Bindings) == 0 {
+				t.Errorf("%s: registrable without bindings", k.Kernel)
+			}
+		} else if len(k.Bindings) != 0 {
+			t.Errorf("%s: describe-only with bindings", k.Kernel)
+		}
+		if k.Provider == "" || !strings.Contains(k.Where, ".fkc.md:") || len(k.Inputs) == 0 || len(k.Inputs[0].DTypes) == 0 ||
+			len(k.Formulas) == 0 || len(k.OpParams.Fields) == 0 {
+			t.Errorf("%s: incomplete entry %+v", k.Kernel, k)
+		}
+		if k.Link.Linked || k.Link.Where != "not linked" {
+			t.Errorf("%s: link %+v with LinkStatus unset", k.Kernel, k.Link)
+		}
+	}
+	if len(got.Kernels) != 57 || reg != 53 || got.Summary["describe_only"] != 4 || got.Summary["bindings"] != 150 {
+		t.Errorf("%d kernels, %d registrable, summary %v", len(got.Kernels), reg, got.Summary)
+	}
+}
+
+// The model listed is the same whether the seeds are loaded as given or
+// after fkc fmt -w.
+func TestContractsSameAfterFmt(t *testing.T) {
+	dir := t.TempDir()
+	files, _ := filepath.Glob(filepath.Join(seedsDir, "*.md"))
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		os.WriteFile(filepath.Join(dir, filepath.Base(f)), b, 0o644)
+	}
+	if code, _, stderr := call(fmtCmd, "-w", dir); code != 0 {
+		t.Fatalf("fmt -w: %d %s", code, stderr)
+	}
+	if code, out, _ := call(fmtCmd, "-l", dir); code != 0 || out != "" {
+		t.Errorf("fmt -l after fmt -w lists %q", out)
+	}
+	_, a, _ := call(contractsCmd, "--json", seedsDir)
+	_, b, _ := call(contractsCmd, "--json", dir)
+	norm := func(s, d string) string {
+		var v map[string]any
+		json.Unmarshal([]byte(strings.ReplaceAll(s, d, "DIR")), &v)
+		delete(v, "diagnostics")
+		for _, doc := range v["documents"].([]any) {
+			delete(doc.(map[string]any), "rebuilt")
+		}
+		out, _ := json.Marshal(v)
+		return string(out)
+	}
+	if norm(a, seedsDir) != norm(b, dir) {
+		t.Error("contracts --json differs after fmt -w")
+	}
+}
+
+func TestContractsText(t *testing.T) {
+	old := LinkStatus
+	defer func() { LinkStatus = old }()
+	LinkStatus = func(ep string) (string, bool) {
+		if strings.HasSuffix(ep, "::pad_cpu") {
+			return "kernels/cpu.Pad", true
+		}
+		return "not linked", false
+	}
+	code, out, stderr := call(contractsCmd, seedsDir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{
+		"provider fuel-vulkan-kernels (backend Vulkan", "pad_const_b1", "U8→U8 I8→I8",
+		"describe-only (registrable: false)", "linked: kernels/cpu.Pad", "not linked",
+		"57 kernel sections (53 registrable, 4 describe-only) in 4 documents; 150 bindings; 38 keys bound more than once",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	// no operands: the embedded contracts (seeds + project)
+	if code, out, _ := call(contractsCmd); code != 0 || !strings.Contains(out, "fuel-reference-backend") {
+		t.Errorf("embedded: exit %d", code)
+	}
+	if code, _, _ := call(contractsCmd, "--bogus"); code != 2 {
+		t.Errorf("unknown flag: exit %d, want 2", code)
+	}
+}
+
+func TestLint(t *testing.T) {
+	code, out, stderr := call(lintCmd, seedsDir)
+	if code != 0 {
+		t.Fatalf("lint seeds: exit %d, want 0 (warnings only)\n%s", code, stderr)
+	}
+	if n := strings.Count(out, ": warning: DuplicateKernelRef: "); n != 38 {
+		t.Errorf("%d DuplicateKernelRef findings, want 38", n)
+	}
+	if !strings.Contains(out, "fuel-vulkan-kernels.fkc.md:1: info: RebuiltNesting:") {
+		t.Errorf("no RebuiltNesting info:\n%s", out)
+	}
+	if !strings.Contains(stderr, "0 errors, 38 warnings, 2 info") {
+		t.Errorf("summary: %s", stderr)
+	}
+	// a broken copy: exit 1, one precise finding
+	src, _ := os.ReadFile(filepath.Join(seedsDir, "fuel-reference-indexing.fkc.md"))
+	bad := strings.Replace(string(src), "dtypes: [F32, F64, BF16, F16, U32]", "dtypes: [F32, F64, BF16, F16, U31]", 1)
+	line := strings.Count(bad[:strings.Index(bad, "U31")], "\n") + 1
+	p := filepath.Join(t.TempDir(), "bad.md")
+	os.WriteFile(p, []byte(bad), 0o644)
+	code, out, _ = call(lintCmd, p)
+	if code != 1 {
+		t.Errorf("broken copy: exit %d, want 1", code)
+	}
+	want := p + ":" + itoa(line) + ": error: accept.inputs.0.dtypes: unknown dtype \"U31\""
+	if !strings.HasPrefix(strings.TrimSpace(out), want) || strings.Count(out, ": error: ") != 1 {
+		t.Errorf("lint output:\n%s\nwant a line starting %q", out, want)
+	}
+	if code, _, stderr := call(lintCmd, "../contracts/embed.go", seedsDir); code != 0 || !strings.Contains(stderr, "skipping") {
+		t.Errorf("non-.md operand: exit %d %s", code, stderr)
+	}
+	if code, _, _ := call(lintCmd, "/nonexistent/x.md"); code != 2 {
+		t.Errorf("missing file: exit %d", code)
+	}
+}
+
+func itoa(n int) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
+
+func TestFmt(t *testing.T) {
+	if code, _, _ := call(fmtCmd); code != 2 {
+		t.Errorf("no operands: exit %d, want 2", code)
+	}
+	if code, _, _ := call(fmtCmd, "-x", "a.md"); code != 2 {
+		t.Errorf("bad flag: exit %d, want 2", code)
+	}
+	f := filepath.Join(seedsDir, "fuel-cpu-backend.fkc.md")
+	code, out, _ := call(fmtCmd, f)
+	src, _ := os.ReadFile(f)
+	want, _ := contract.Format(src)
+	if code != 0 || out != string(want) {
+		t.Errorf("fmt to stdout: exit %d, output differs from contract.Format", code)
+	}
+	after, _ := os.ReadFile(f)
+	if !bytes.Equal(after, src) {
+		t.Fatal("fmt without -w modified the seed")
+	}
+	if code, out, _ := call(fmtCmd, "-l", seedsDir); code != 0 || strings.Count(out, "\n") != 2 {
+		t.Errorf("fmt -l seeds: %q (want the two flattened seeds)", out)
+	}
+}
