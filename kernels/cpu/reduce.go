@@ -472,6 +472,27 @@ func argDimRef[T float](x []T, out []uint32, shape []int, dim int, max bool) {
 // axis elements in order 1..n-1 against the running best, so the winner is
 // the reference's.
 func argDimFast[T float](x []T, out []uint32, outer, n, inner int, max bool) {
+	if inner == 1 { // the axis is contiguous: one scan per row
+		for o := range out {
+			row := x[o*n : (o+1)*n]
+			best, bi := row[0], 0
+			if max {
+				for j, v := range row[1:] {
+					if v > best {
+						best, bi = v, j+1
+					}
+				}
+			} else {
+				for j, v := range row[1:] {
+					if v < best {
+						best, bi = v, j+1
+					}
+				}
+			}
+			out[o] = uint32(bi)
+		}
+		return
+	}
 	best := make([]T, inner)
 	for o := 0; o < outer; o++ {
 		idx := out[o*inner : (o+1)*inner]
