@@ -108,7 +108,11 @@ func (e *Engine) Bench(backend string, reps int, filter string) []BenchResult {
 			continue
 		}
 		r.Kernel, r.Provider, r.Backend = res.Kernel, res.Provider, res.Backend
-		r.BytesMoved, _ = BytesMoved(res)
+		if r.BytesMoved, err = BytesMoved(res); err != nil {
+			r.Error = fmt.Sprintf("%s bytes_moved: %v", res.Kernel, err)
+			out = append(out, r)
+			continue
+		}
 		var times, dev []time.Duration
 		for i := 0; i < reps; i++ {
 			t0 := time.Now()

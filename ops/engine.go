@@ -259,8 +259,8 @@ func (e *Engine) RunBinding(b *registry.Binding, c *Call) (res *Result, err erro
 }
 
 // CostSymbols are the values of the contracts' cost-formula symbols for a
-// served call (n, n_in, n_out, in_elem(s), out_elem(s), base_n, src_n,
-// ids_len, d, dtype_bytes).
+// served call: n, n_in, n_out, in_elem(s), out_elem(s), dtype_bytes, and for
+// the index family base_n, src_n, data_n, m (indices length), ids_len, v, d.
 func CostSymbols(r *Result) map[string]float64 {
 	c := r.Call
 	spec, _ := SpecFor(c.Op)
@@ -285,10 +285,17 @@ func CostSymbols(r *Result) map[string]float64 {
 		s["base_n"] = nx
 		s["src_n"] = float64(c.Inputs["src"].NumElems())
 	}
+	if idx := c.Inputs["indices"]; idx != nil {
+		s["m"] = float64(idx.NumElems())
+	}
+	if d := c.Inputs["data"]; d != nil {
+		s["data_n"] = float64(d.NumElems())
+	}
 	if c.Op == "embedding" {
 		s["ids_len"] = float64(c.Inputs["ids"].NumElems())
+		s["m"] = s["ids_len"]
 		if len(x.Shape) == 2 {
-			s["d"] = float64(x.Shape[1])
+			s["v"], s["d"] = float64(x.Shape[0]), float64(x.Shape[1])
 		}
 	}
 	return s

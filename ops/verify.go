@@ -183,6 +183,10 @@ func (e *Engine) Verify(backend string, seed int64, cases int, w io.Writer) (Ver
 					fails = append(fails, fmt.Sprintf("case %d: %v", i, err))
 					continue
 				}
+				if _, err := BytesMoved(res); err != nil {
+					fails = append(fails, fmt.Sprintf("case %d: cost formula bytes_moved %q: %v", i, b.Kernel.Cost.BytesMoved, err))
+					continue
+				}
 				msg, err := Compare(c, res.Out, cb == "Cpu")
 				if err != nil {
 					fails = append(fails, fmt.Sprintf("case %d: %v", i, err))

@@ -201,7 +201,10 @@ fn result_of(seg: u32, sum: f32, pr: vec2<u32>) -> u32 {
     }
     if (FIN == 1u) {
         if (K == 0u) {
-            return narrow(bitcast<f32>(0x7fc00000u));      // mean of nothing: NaN
+            // Mean of nothing: a quiet NaN, written as bits in the dtype (a
+            // bitcast of NaN is a constant expression that browsers' WGSL
+            // compilers reject: "value nan cannot be represented as 'f32'").
+            return select(select(0x7fc00000u, 0x7e00u, DT == 1u), 0x7fc0u, DT == 2u);
         }
         return narrow(sum / f32(K));
     }
