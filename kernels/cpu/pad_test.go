@@ -113,6 +113,7 @@ func TestPadErrors(t *testing.T) {
 		{"bad mode", x, kernels.Mode(7), pads(1, 1), f, []string{"mode_tag 7 is not a pad mode"}},
 		{"nil input", nil, kernels.Constant, pads(), f, []string{"input is missing"}},
 		{"short data", &tensor.Tensor{DType: tensor.F32, Shape: []int{4}, Data: make([]byte, 12)}, kernels.Constant, pads(0, 0), f, []string{"holds 12 bytes, want 16", "contiguous, offset 0"}},
+		{"output too large", mk(tensor.U8, []int{1}, 1), kernels.Constant, pads(0, 1<<35), []byte{0}, []string{"pad: output: shape [34359738369]: more than"}},
 		{"negative shape", &tensor.Tensor{DType: tensor.F32, Shape: []int{-1}}, kernels.Constant, pads(0, 0), f, []string{"negative size"}},
 	}
 	for _, c := range cases {
