@@ -32,7 +32,7 @@ type bin struct {
 }
 
 func (n num) eval(map[string]float64) (float64, error) { return float64(n), nil }
-func (n num) syms(map[string]bool)                       {}
+func (n num) syms(map[string]bool)                     {}
 
 func (s sym) eval(env map[string]float64) (float64, error) {
 	v, ok := env[string(s)]
