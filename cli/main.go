@@ -13,6 +13,9 @@ import (
 
 // GPUBackend is what the native build provides: wgpu on Vulkan.
 type GPUBackend struct {
+	// Entries lists the GPU links for link status only (`fkc contracts`);
+	// their implementations are never called (no device is opened).
+	Entries []ops.Link
 	// Devices prints the adapters found (name, backend, driver, features, limits).
 	Devices func(w io.Writer) error
 	// Open acquires the GPU device and returns its links, a clock of the
@@ -47,6 +50,9 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	cmd, rest := args[0], args[1:]
 	switch cmd {
 	case "contracts":
+		if LinkStatus == nil {
+			LinkStatus = linkStatus()
+		}
 		return Contracts(rest, stdout, stderr)
 	case "lint":
 		return Lint(rest, stdout, stderr)
@@ -66,6 +72,19 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "fkc: unknown command %q\n%s", cmd, usage)
 	return 2
+}
+
+// linkStatus answers from this build's link table: the CPU links, plus the
+// GPU's when the build has one.
+func linkStatus() func(string) (string, bool) {
+	eng, err := ops.NewDefault()
+	if err != nil {
+		return nil
+	}
+	if GPU != nil {
+		eng.AddLinks(GPU.Entries)
+	}
+	return eng.LinkFor
 }
 
 func devices(stdout, stderr io.Writer) int {

@@ -19,6 +19,7 @@ import (
 func main() {
 	quietDrivers()
 	cli.GPU = &cli.GPUBackend{
+		Entries: gpu.Links(nil), // entry points and where, for `fkc contracts`
 		Devices: func(w io.Writer) error {
 			d, err := gpu.OpenNative()
 			if err != nil {
