@@ -311,11 +311,15 @@ func contractsJSON(docs []*contract.Document, reg *registry.Registry, diags []co
 // contracts). It prints every finding as `file:line: severity: message`,
 // sorted by file and line: the loader's (bad dtype, missing key, unparsable
 // cost formula, duplicate key, stray TAB, truncated block, rebuilt
-// indentation, …) and the registry's (DuplicateKernelRef, which the seeds
-// themselves contain, as warnings). A summary line goes to stderr.
+// indentation, …) and the registry's: DuplicateKernelRef, two registrable
+// bindings on one (op_kind, dtypes, backend) key, is an error as SPEC §2
+// says — the seeds themselves contain 38 such keys, so they lint with status
+// 1. (Loading and dispatch still work: every binding is kept and dispatch
+// tells the pair apart by the op/variant its link serves; each kernel page
+// says how.) A summary line goes to stderr.
 //
 // Exit status: 1 if any finding is an error; 0 if there are only warnings
-// and info findings (the seeds lint with status 0); 2 on usage errors.
+// and info findings; 2 on usage errors.
 func Lint(args []string, stdout, stderr io.Writer) int {
 	flags, paths, err := cmdArgs("lint", args, "h", "help")
 	if err != nil {
@@ -323,7 +327,7 @@ func Lint(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if flags["h"] || flags["help"] {
-		fmt.Fprintln(stdout, "usage: fkc lint [FILE|DIR ...]  (exit 1 on errors, 0 on warnings/info only)")
+		fmt.Fprintln(stdout, "usage: fkc lint [FILE|DIR ...]  (exit 1 on errors, including DuplicateKernelRef; 0 on warnings/info only)")
 		return 0
 	}
 	docs, diags, err := loadPaths("lint", paths, stderr)

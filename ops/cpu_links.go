@@ -112,32 +112,39 @@ func CPULinks() []Link {
 	return links
 }
 
-// Oracle runs the CPU reference for any call, ignoring the CPU registry's
-// dtype gating (the byte movers are dtype-agnostic): `fkc verify` and the
-// playground's CPU-vs-GPU diff compare against it.
+// Oracle runs the CPU reference walk for any call — the code that reads like
+// the contract's prose (PadRef, the oracle's reduce_dim and argindex scans,
+// the per-element index walks), not the fast paths — ignoring the CPU
+// registry's dtype gating (the byte movers are dtype-agnostic). The
+// registry walks of the CPU and GPU bindings, `fkc verify` and the
+// playground's diff all compare against it.
 func Oracle(c *Call) (*tensor.Tensor, error) {
+	in := c.Inputs
 	switch c.Op {
 	case "pad":
-		return padImpl(c)
+		x := in["x"]
+		return cpu.PadRef(x, c.Mode, c.Padding, tensor.Encode(x.DType, c.Value))
 	case "pad_backward":
-		if g := c.Inputs["grad_out"]; c.Mode == kernels.Constant && g != nil && !g.DType.IsFloat() {
+		if g := in["grad_out"]; c.Mode == kernels.Constant && g != nil && !g.DType.IsFloat() {
 			// The Vulkan constant backward is a byte-width gather that
 			// also takes integer dtypes; its oracle is the crop it is.
 			return cropInterior(g, c.Padding)
 		}
-		return padBackwardImpl(c)
+		return cpu.PadBackwardRef(in["grad_out"], c.Mode, c.Padding)
 	case "masked_fill":
 		return maskedFillImpl(c)
 	case "sum", "max", "min", "mean":
-		x := c.Inputs["x"]
+		// The _all folds have a single implementation: the flat-order fold.
 		all := map[string]func(*tensor.Tensor) (*tensor.Tensor, error){"sum": cpu.SumAll, "max": cpu.MaxAll, "min": cpu.MinAll, "mean": cpu.MeanAll}
-		dim := map[string]func(*tensor.Tensor, int) (*tensor.Tensor, error){"sum": cpu.SumDim, "max": cpu.MaxDim, "min": cpu.MinDim, "mean": cpu.MeanDim}
+		dim := map[string]func(*tensor.Tensor, int) (*tensor.Tensor, error){"sum": cpu.SumDimRef, "max": cpu.MaxDimRef, "min": cpu.MinDimRef, "mean": cpu.MeanDimRef}
 		if c.Dim < 0 {
-			return all[c.Op](x)
+			return all[c.Op](in["x"])
 		}
-		return dim[c.Op](x, c.Dim)
-	case "argmax", "argmin":
-		return argImpl(c)
+		return dim[c.Op](in["x"], c.Dim)
+	case "argmax":
+		return cpu.ArgMaxDimRef(in["x"], c.Dim)
+	case "argmin":
+		return cpu.ArgMinDimRef(in["x"], c.Dim)
 	case "reduce_sum_to":
 		return reduceSumToImpl(c)
 	case "reduce_max_to":
@@ -145,13 +152,13 @@ func Oracle(c *Call) (*tensor.Tensor, error) {
 	case "reduce_max_to_backward":
 		return reduceMaxToBwImpl(c)
 	case "index_select":
-		return indexSelectImpl(c)
+		return cpu.IndexSelectRef(in["data"], in["indices"], c.Dim)
 	case "gather":
-		return gatherImpl(c)
+		return cpu.GatherRef(in["data"], in["indices"], c.Dim)
 	case "index_add":
-		return indexAddImpl(c)
+		return cpu.IndexAddRef(in["base"], in["indices"], in["src"], c.Dim)
 	case "scatter_add":
-		return scatterAddImpl(c)
+		return cpu.ScatterAddRef(in["base"], in["indices"], in["src"], c.Dim)
 	case "embedding":
 		return embeddingImpl(c)
 	}

@@ -196,7 +196,7 @@ func (r *Registry) collisions() {
 		}
 		second := bs[1]
 		r.Diags = append(r.Diags, contract.Diagnostic{
-			File: second.Doc.File, Line: second.Kernel.Line, Severity: "warning", Code: "DuplicateKernelRef",
+			File: second.Doc.File, Line: second.Kernel.Line, Severity: "error", Code: "DuplicateKernelRef",
 			Msg: fmt.Sprintf("%d registrable kernels bind %s: %s; all are kept and dispatch tells them apart by the op/variant each link serves",
 				len(bs), key, strings.Join(who, ", ")),
 		})

@@ -98,7 +98,7 @@ func TestDuplicateKernelRef(t *testing.T) {
 	r := Build(loadSeeds(t))
 	byKey := map[string]contract.Diagnostic{}
 	for _, d := range r.Diags {
-		if d.Code != "DuplicateKernelRef" || d.Severity != "warning" {
+		if d.Code != "DuplicateKernelRef" || d.Severity != "error" {
 			t.Errorf("unexpected diagnostic %s", d)
 			continue
 		}

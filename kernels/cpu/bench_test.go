@@ -137,7 +137,7 @@ func BenchmarkIndexSelect(b *testing.B) {
 		benchRun(b, 2*n*f32Bytes, func() (*tensor.Tensor, error) { return IndexSelect(data, idx, 0) })
 	})
 	b.Run("ref", func(b *testing.B) {
-		benchRun(b, 2*n*f32Bytes, func() (*tensor.Tensor, error) { return indexSelectRef(data, idx, 0) })
+		benchRun(b, 2*n*f32Bytes, func() (*tensor.Tensor, error) { return IndexSelectRef(data, idx, 0) })
 	})
 }
 
@@ -151,7 +151,7 @@ func BenchmarkGather(b *testing.B) {
 		benchRun(b, 2*n*f32Bytes, func() (*tensor.Tensor, error) { return Gather(data, idx, 1) })
 	})
 	b.Run("ref", func(b *testing.B) {
-		benchRun(b, 2*n*f32Bytes, func() (*tensor.Tensor, error) { return gatherRef(data, idx, 1) })
+		benchRun(b, 2*n*f32Bytes, func() (*tensor.Tensor, error) { return GatherRef(data, idx, 1) })
 	})
 }
 
@@ -167,7 +167,7 @@ func BenchmarkIndexAdd(b *testing.B) {
 		benchRun(b, moved, func() (*tensor.Tensor, error) { return IndexAdd(base, idx, src, 0) })
 	})
 	b.Run("ref", func(b *testing.B) {
-		benchRun(b, moved, func() (*tensor.Tensor, error) { return indexAddRef(base, idx, src, 0) })
+		benchRun(b, moved, func() (*tensor.Tensor, error) { return IndexAddRef(base, idx, src, 0) })
 	})
 }
 
@@ -180,6 +180,6 @@ func BenchmarkScatterAdd(b *testing.B) {
 		benchRun(b, moved, func() (*tensor.Tensor, error) { return ScatterAdd(base, idx, src, 1) })
 	})
 	b.Run("ref", func(b *testing.B) {
-		benchRun(b, moved, func() (*tensor.Tensor, error) { return scatterAddRef(base, idx, src, 1) })
+		benchRun(b, moved, func() (*tensor.Tensor, error) { return ScatterAddRef(base, idx, src, 1) })
 	})
 }

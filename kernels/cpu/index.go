@@ -51,9 +51,9 @@ func IndexSelect(data, indices *tensor.Tensor, dim int) (*tensor.Tensor, error) 
 	return out, nil
 }
 
-// indexSelectRef is the oracle's walk: per output element, unflatten,
+// IndexSelectRef is the oracle's walk: per output element, unflatten,
 // translate the dim coordinate through indices, copy.
-func indexSelectRef(data, indices *tensor.Tensor, dim int) (*tensor.Tensor, error) {
+func IndexSelectRef(data, indices *tensor.Tensor, dim int) (*tensor.Tensor, error) {
 	out, err := indexSelectSetup(data, indices, dim)
 	if err != nil {
 		return nil, err
@@ -152,9 +152,9 @@ func gatherRows[E any](data []E, idx []uint32, out []E, dShape, iShape []int, di
 	}
 }
 
-// gatherRef is the oracle's walk: per index position p, unflatten, replace
+// GatherRef is the oracle's walk: per index position p, unflatten, replace
 // the dim coordinate by indices[p], copy.
-func gatherRef(data, indices *tensor.Tensor, dim int) (*tensor.Tensor, error) {
+func GatherRef(data, indices *tensor.Tensor, dim int) (*tensor.Tensor, error) {
 	out, err := gatherSetup(data, indices, dim)
 	if err != nil {
 		return nil, err
@@ -311,9 +311,9 @@ func addRuns[T float](out, src []T, idx []uint32, outer, m, nb, inner int) {
 	}
 }
 
-// indexAddRef is the oracle's walk: per src flat position, unflatten, map
+// IndexAddRef is the oracle's walk: per src flat position, unflatten, map
 // the dim coordinate through indices, add.
-func indexAddRef(base, indices, src *tensor.Tensor, dim int) (*tensor.Tensor, error) {
+func IndexAddRef(base, indices, src *tensor.Tensor, dim int) (*tensor.Tensor, error) {
 	out, err := indexAddSetup(base, indices, src, dim)
 	if err != nil {
 		return nil, err
@@ -431,9 +431,9 @@ func ScatterAdd(base, indices, src *tensor.Tensor, dim int) (*tensor.Tensor, err
 	return out, nil
 }
 
-// scatterAddRef is the oracle's walk: per src flat position p, unflatten,
+// ScatterAddRef is the oracle's walk: per src flat position p, unflatten,
 // replace the dim coordinate by indices[p], add.
-func scatterAddRef(base, indices, src *tensor.Tensor, dim int) (*tensor.Tensor, error) {
+func ScatterAddRef(base, indices, src *tensor.Tensor, dim int) (*tensor.Tensor, error) {
 	out, err := scatterAddSetup(base, indices, src, dim)
 	if err != nil {
 		return nil, err

@@ -135,7 +135,7 @@ func TestIndexFastMatchesRef(t *testing.T) {
 		idx := randIndices(rng, []int{rng.Intn(8)}, shape[dim])
 		check := guard(t, data, idx)
 		a, err1 := IndexSelect(data, idx, dim)
-		b, err2 := indexSelectRef(data, idx, dim)
+		b, err2 := IndexSelectRef(data, idx, dim)
 		check()
 		if err1 != nil || err2 != nil || !bitwise(a, b) {
 			t.Fatalf("index_select %s: %v %v", name, err1, err2)
@@ -153,7 +153,7 @@ func TestIndexFastMatchesRef(t *testing.T) {
 		gidx := randIndices(rng, gshape, shape[dim])
 		check = guard(t, data, gidx)
 		a, err1 = Gather(data, gidx, dim)
-		b, err2 = gatherRef(data, gidx, dim)
+		b, err2 = GatherRef(data, gidx, dim)
 		check()
 		if err1 != nil || err2 != nil || !bitwise(a, b) {
 			t.Fatalf("gather %s indices %v: %v %v", name, gshape, err1, err2)
@@ -169,7 +169,7 @@ func TestIndexFastMatchesRef(t *testing.T) {
 		src := randTensor(rng, dt, sshape)
 		check = guard(t, data, idx, src)
 		a, err1 = IndexAdd(data, idx, src, dim)
-		b, err2 = indexAddRef(data, idx, src, dim)
+		b, err2 = IndexAddRef(data, idx, src, dim)
 		check()
 		if err1 != nil || err2 != nil {
 			t.Fatalf("index_add %s: %v %v", name, err1, err2)
@@ -182,7 +182,7 @@ func TestIndexFastMatchesRef(t *testing.T) {
 		ssrc := randTensor(rng, dt, gshape)
 		check = guard(t, data, gidx, ssrc)
 		a, err1 = ScatterAdd(data, gidx, ssrc, dim)
-		b, err2 = scatterAddRef(data, gidx, ssrc, dim)
+		b, err2 = ScatterAddRef(data, gidx, ssrc, dim)
 		check()
 		if err1 != nil || err2 != nil {
 			t.Fatalf("scatter_add %s: %v %v", name, err1, err2)

@@ -248,6 +248,25 @@ func MeanDim(x *tensor.Tensor, dim int) (*tensor.Tensor, error) {
 	return reduceDim("mean_dim", x, dim, foldSum, true, false)
 }
 
+// SumDimRef, MaxDimRef, MinDimRef and MeanDimRef are the reference walks of
+// the four: the oracle's reduce_dim (foldDimRef), which the fast paths above
+// must equal bit for bit.
+func SumDimRef(x *tensor.Tensor, dim int) (*tensor.Tensor, error) {
+	return reduceDim("sum_dim", x, dim, foldSum, false, true)
+}
+
+func MaxDimRef(x *tensor.Tensor, dim int) (*tensor.Tensor, error) {
+	return reduceDim("max_dim", x, dim, foldMax, false, true)
+}
+
+func MinDimRef(x *tensor.Tensor, dim int) (*tensor.Tensor, error) {
+	return reduceDim("min_dim", x, dim, foldMin, false, true)
+}
+
+func MeanDimRef(x *tensor.Tensor, dim int) (*tensor.Tensor, error) {
+	return reduceDim("mean_dim", x, dim, foldSum, true, true)
+}
+
 func reduceDim(op string, x *tensor.Tensor, dim int, k foldKind, mean, ref bool) (*tensor.Tensor, error) {
 	if err := checkFloatX(op, x); err != nil {
 		return nil, err
@@ -407,6 +426,16 @@ func ArgMaxDim(x *tensor.Tensor, dim int) (*tensor.Tensor, error) {
 // ArgMinDim is argmin_dim: as ArgMaxDim with a strict v < best.
 func ArgMinDim(x *tensor.Tensor, dim int) (*tensor.Tensor, error) {
 	return argDim("argmin_dim", x, dim, false, false)
+}
+
+// ArgMaxDimRef and ArgMinDimRef are the reference walks (the oracle's
+// argindex_dim scan), which ArgMaxDim/ArgMinDim must equal.
+func ArgMaxDimRef(x *tensor.Tensor, dim int) (*tensor.Tensor, error) {
+	return argDim("argmax_dim", x, dim, true, true)
+}
+
+func ArgMinDimRef(x *tensor.Tensor, dim int) (*tensor.Tensor, error) {
+	return argDim("argmin_dim", x, dim, false, true)
 }
 
 func argDim(op string, x *tensor.Tensor, dim int, max, ref bool) (*tensor.Tensor, error) {
