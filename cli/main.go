@@ -82,7 +82,7 @@ func linkStatus() func(string) (string, bool) {
 		return nil
 	}
 	if GPU != nil {
-		eng.AddLinks(GPU.Entries)
+		eng.AddEntries(GPU.Entries)
 	}
 	return eng.LinkFor
 }

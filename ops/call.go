@@ -31,8 +31,22 @@ type Impl func(c *Call) (*tensor.Tensor, error)
 type Link struct {
 	EntryPoint string
 	Ops        []string
-	Impl       Impl
+	// Runs lists the op/variants that exercise this entry point when its
+	// binding is run directly (a kernel page's Try it), for entry points that
+	// are no dispatch target: argindex_dim (the shared core behind argmax_dim
+	// and argmin_dim), the host-slice index_select, the describe-only pad
+	// branches. Empty means the same as Ops.
+	Runs []string
+	Impl Impl
 	// Where names the implementation for docs ("kernels/cpu.Pad",
 	// "shaders/wgsl/pad.wgsl:pad_reflect").
 	Where string
+}
+
+// Exercised is the op/variants that run this link (Runs, else Ops).
+func (l Link) Exercised() []string {
+	if len(l.Runs) > 0 {
+		return l.Runs
+	}
+	return l.Ops
 }

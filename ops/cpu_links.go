@@ -28,6 +28,10 @@ var (
 		x := c.Inputs["x"]
 		return cpu.Pad(x, c.Mode, c.Padding, tensor.Encode(x.DType, c.Value))
 	}
+	padRefImpl = func(c *Call) (*tensor.Tensor, error) {
+		x := c.Inputs["x"]
+		return cpu.PadRef(x, c.Mode, c.Padding, tensor.Encode(x.DType, c.Value))
+	}
 	padBackwardImpl = func(c *Call) (*tensor.Tensor, error) {
 		return cpu.PadBackward(c.Inputs["grad_out"], c.Mode, c.Padding)
 	}
@@ -72,15 +76,15 @@ func CPULinks() []Link {
 		// fuel-cpu-backend: one mode-unified forward binding per dtype.
 		{EntryPoint: cpuBackend + "pad_cpu", Ops: padModes, Impl: padImpl, Where: "kernels/cpu.Pad (run-wise fast path; PadRef is the reference walk)"},
 		// Describe-only mode sections: the branches of the same wrapper.
-		{EntryPoint: cpuBackend + "pad_const_cpu", Impl: padImpl, Where: "kernels/cpu.Pad, constant branch"},
-		{EntryPoint: cpuBackend + "pad_reflect_cpu", Impl: padImpl, Where: "kernels/cpu.Pad, reflect branch"},
-		{EntryPoint: cpuBackend + "pad_replicate_cpu", Impl: padImpl, Where: "kernels/cpu.Pad, replicate branch"},
-		{EntryPoint: cpuBackend + "pad_walk_cpu", Impl: padImpl, Where: "kernels/cpu.PadRef (the generic per-element walk)"},
+		{EntryPoint: cpuBackend + "pad_const_cpu", Runs: padModes[:1], Impl: padImpl, Where: "kernels/cpu.Pad, constant branch"},
+		{EntryPoint: cpuBackend + "pad_reflect_cpu", Runs: padModes[1:2], Impl: padImpl, Where: "kernels/cpu.Pad, reflect branch"},
+		{EntryPoint: cpuBackend + "pad_replicate_cpu", Runs: padModes[2:], Impl: padImpl, Where: "kernels/cpu.Pad, replicate branch"},
+		{EntryPoint: cpuBackend + "pad_walk_cpu", Runs: padModes[1:], Impl: padRefImpl, Where: "kernels/cpu.PadRef (the generic per-element walk)"},
 		// fuel-reference-backend, indexing.
 		{EntryPoint: refOracle + "index_select_tensor", Ops: []string{"index_select"}, Impl: indexSelectImpl, Where: "kernels/cpu.IndexSelect"},
 		// Host-slice variant: same implementation; the seed says it is not
 		// exec-wired, so it is no dispatch target (its kernel page runs it).
-		{EntryPoint: refOracle + "index_select", Impl: indexSelectImpl, Where: "kernels/cpu.IndexSelect (host-slice form; not exec-wired)"},
+		{EntryPoint: refOracle + "index_select", Runs: []string{"index_select"}, Impl: indexSelectImpl, Where: "kernels/cpu.IndexSelect (host-slice form; not exec-wired)"},
 		{EntryPoint: refOracle + "gather", Ops: []string{"gather"}, Impl: gatherImpl, Where: "kernels/cpu.Gather"},
 		{EntryPoint: refOracle + "index_add", Ops: []string{"index_add"}, Impl: indexAddImpl, Where: "kernels/cpu.IndexAdd"},
 		{EntryPoint: refOracle + "scatter_add", Ops: []string{"scatter_add"}, Impl: scatterAddImpl, Where: "kernels/cpu.ScatterAdd"},
@@ -99,7 +103,7 @@ func CPULinks() []Link {
 		// The shared arg-index core: reached through argmax_dim/argmin_dim,
 		// which is how its prose describes it ("not a distinct dispatch
 		// entry-point"); its kernel page runs it directly.
-		{EntryPoint: refOracle + "argindex_dim", Impl: argImpl, Where: "kernels/cpu.ArgMaxDim / ArgMinDim (shared arg-index core)"},
+		{EntryPoint: refOracle + "argindex_dim", Runs: []string{"argmax", "argmin"}, Impl: argImpl, Where: "kernels/cpu.ArgMaxDim / ArgMinDim (shared arg-index core)"},
 		{EntryPoint: refOracle + "reduce_sum_to", Ops: []string{"reduce_sum_to"}, Impl: reduceSumToImpl, Where: "kernels/cpu.ReduceSumTo"},
 		{EntryPoint: refOracle + "reduce_max_to", Ops: []string{"reduce_max_to"}, Impl: reduceMaxToImpl, Where: "kernels/cpu.ReduceMaxTo"},
 		{EntryPoint: refOracle + "reduce_max_to_backward", Ops: []string{"reduce_max_to_backward"}, Impl: reduceMaxToBwImpl, Where: "kernels/cpu.ReduceMaxToBackward"},

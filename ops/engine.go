@@ -20,7 +20,8 @@ type Engine struct {
 	// DeviceTime, when a GPU is attached, reports the device time of the
 	// last GPU kernel (submit to results mapped, uploads excluded).
 	DeviceTime func() time.Duration
-	links      map[string]Link // by entry_point
+	links      map[string]Link // runnable implementations, by entry_point
+	entries    map[string]Link // every known link (runnable or not): status and docs
 }
 
 // Result is one served call.
@@ -40,7 +41,7 @@ func (r *Result) ServedBy() string {
 
 // NewEngine builds an engine over a registry with the CPU links installed.
 func NewEngine(reg *registry.Registry) *Engine {
-	e := &Engine{Reg: reg, links: map[string]Link{}}
+	e := &Engine{Reg: reg, links: map[string]Link{}, entries: map[string]Link{}}
 	e.AddLinks(CPULinks())
 	return e
 }
@@ -61,7 +62,30 @@ func NewDefault() (*Engine, error) {
 func (e *Engine) AddLinks(links []Link) {
 	for _, l := range links {
 		e.links[l.EntryPoint] = l
+		e.entries[l.EntryPoint] = l
 	}
+}
+
+// AddEntries records links for link status and docs only, without making
+// them runnable: a build's GPU entry points before (or without) a device,
+// e.g. kernels/gpu.Links(nil). Their Impl is never called.
+func (e *Engine) AddEntries(links []Link) {
+	for _, l := range links {
+		e.entries[l.EntryPoint] = l
+	}
+}
+
+// Exercised says which op/variants run an entry point's binding ("pad/reflect",
+// "sum/all", "argmax", …), whether or not its implementation is attached.
+func (e *Engine) Exercised(entryPoint string) []string {
+	return e.entries[entryPoint].Exercised()
+}
+
+// Runnable reports whether an entry point's implementation is attached now
+// (GPU links only once a device is open).
+func (e *Engine) Runnable(entryPoint string) bool {
+	_, ok := e.links[entryPoint]
+	return ok
 }
 
 // AddGPU installs a GPU device's links (kernels/gpu.Links(dev)).
@@ -69,7 +93,7 @@ func (e *Engine) AddGPU(links []Link) { e.AddLinks(links) }
 
 // LinkFor says which implementation serves an entry_point.
 func (e *Engine) LinkFor(entryPoint string) (where string, ok bool) {
-	l, ok := e.links[entryPoint]
+	l, ok := e.entries[entryPoint]
 	if !ok {
 		return "not linked", false
 	}
@@ -239,6 +263,9 @@ func declares(b *registry.Binding, variant string) bool {
 func (e *Engine) RunBinding(b *registry.Binding, c *Call) (res *Result, err error) {
 	l, ok := e.links[b.Kernel.EntryPoint]
 	if !ok {
+		if _, known := e.entries[b.Kernel.EntryPoint]; known {
+			return nil, fmt.Errorf("%s: its %s implementation is not attached (no GPU device is open)", b.Kernel.Name, b.Backend)
+		}
 		return nil, fmt.Errorf("%s: entry_point %s is not linked to an implementation in this build", b.Kernel.Name, b.Kernel.EntryPoint)
 	}
 	spec, _ := SpecFor(c.Op)

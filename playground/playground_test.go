@@ -327,27 +327,28 @@ func TestCompare(t *testing.T) {
 	}
 }
 
-func TestOpFor(t *testing.T) {
-	for _, tc := range []struct{ kernel, kind, op, mode string }{
-		{"pad_reflect_b4", "Pad", "pad", "reflect"},
-		{"pad", "Pad", "pad", ""},
-		{"pad_backward_const_b2", "PadBackward", "pad_backward", "constant"},
-		{"pad_backward_replicate_f32", "PadBackward", "pad_backward", "replicate"},
-		{"masked_fill_b1", "MaskedFill", "masked_fill", ""},
-		{"sum_all", "SumReduce", "sum", ""},
-		{"argindex_dim", "ArgMaxDim", "argmax", ""},
-		{"argmin_dim", "ArgMinDim", "argmin", ""},
-		{"embedding", "IndexSelect", "embedding", ""},
-		{"index_select_tensor", "IndexSelect", "index_select", ""},
-		{"scatter_add", "ScatterAdd", "scatter_add", ""},
+func TestOpOf(t *testing.T) {
+	for _, tc := range []struct {
+		variants []string
+		op, mode string
+		all      bool
+	}{
+		{[]string{"pad/reflect"}, "pad", "reflect", false},
+		{[]string{"pad/constant", "pad/reflect", "pad/replicate"}, "pad", "", false},
+		{[]string{"pad_backward/constant"}, "pad_backward", "constant", false},
+		{[]string{"masked_fill"}, "masked_fill", "", false},
+		{[]string{"sum/all"}, "sum", "", true},
+		{[]string{"mean/dim"}, "mean", "", false},
+		{[]string{"argmax", "argmin"}, "argmax", "", false},
+		{[]string{"embedding"}, "embedding", "", false},
 	} {
-		op, mode, ok := OpFor(tc.kernel, tc.kind)
-		if !ok || op != tc.op || mode != tc.mode {
-			t.Errorf("OpFor(%s, %s) = %s %s %v, want %s %s", tc.kernel, tc.kind, op, mode, ok, tc.op, tc.mode)
+		op, mode, all, ok := OpOf(tc.variants)
+		if !ok || op != tc.op || mode != tc.mode || all != tc.all {
+			t.Errorf("OpOf(%v) = %s %s %v %v, want %s %s %v", tc.variants, op, mode, all, ok, tc.op, tc.mode, tc.all)
 		}
 	}
-	if _, _, ok := OpFor("contiguize", "Contiguize"); ok {
-		t.Error("unknown op kind mapped")
+	if _, _, _, ok := OpOf(nil); ok {
+		t.Error("an unlinked kernel mapped to an op")
 	}
 }
 

@@ -66,6 +66,7 @@ type kernelJSON struct {
 	Where       string   `json:"where"`
 	Op          string   `json:"op,omitempty"` // the `fkc run` op that exercises it
 	Mode        string   `json:"mode,omitempty"`
+	AllDims     bool     `json:"all_dims,omitempty"` // sum_all rather than sum_dim
 	Lint        int      `json:"lint"`
 	File        string   `json:"file"`
 	Line        int      `json:"line"`
@@ -160,7 +161,7 @@ func buildCatalog() *catalog {
 func kernelSummary(r registry.KernelRef, lint map[string]int) kernelJSON {
 	k := r.Kernel
 	where, linked := eng.LinkFor(k.EntryPoint)
-	op, mode, _ := playground.OpFor(k.Name, k.OpKind)
+	op, mode, all, _ := playground.OpOf(eng.Exercised(k.EntryPoint))
 	var dts []string
 	if len(k.Inputs) > 0 {
 		dts = k.Inputs[0].DTypeNames
@@ -168,7 +169,7 @@ func kernelSummary(r registry.KernelRef, lint map[string]int) kernelJSON {
 	id := kernelID(r.Doc, k)
 	return kernelJSON{ID: id, Name: k.Name, Provider: r.Doc.Provider.Name, Backend: k.Backend, OpKind: k.OpKind,
 		Registrable: k.Registrable, DTypes: dts, Determinism: k.Determinism, Blurb: k.Blurb, EntryPoint: k.EntryPoint,
-		Linked: linked, Where: where, Op: op, Mode: mode, Lint: lint[id], File: r.Doc.File, Line: k.Line}
+		Linked: linked, Where: where, Op: op, Mode: mode, AllDims: all, Lint: lint[id], File: r.Doc.File, Line: k.Line}
 }
 
 func findKernel(id string) (registry.KernelRef, bool) {
@@ -245,7 +246,7 @@ func kernelDetail(id string) (string, error) {
 		if len(sum.DTypes) > 0 && !contains(sum.DTypes, "F32") {
 			dt = sum.DTypes[0]
 		}
-		detail["defaults"] = playground.DefaultCase(sum.Op, sum.Mode, dt, playground.AllDims(k.Name))
+		detail["defaults"] = playground.DefaultCase(sum.Op, sum.Mode, dt, sum.AllDims)
 	}
 	return jsonString(detail)
 }
@@ -258,11 +259,13 @@ func defaultsFor(id, dtype string) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("fkc: no kernel %q", id)
 	}
-	op, mode, ok := playground.OpFor(r.Kernel.Name, r.Kernel.OpKind)
+	mu.Lock()
+	op, mode, all, ok := playground.OpOf(eng.Exercised(r.Kernel.EntryPoint))
+	mu.Unlock()
 	if !ok {
-		return "", fmt.Errorf("fkc: no `fkc run` op exercises %s (op_kind %s)", r.Kernel.Name, r.Kernel.OpKind)
+		return "", fmt.Errorf("fkc: no `fkc run` op exercises %s (entry_point %s is not linked)", r.Kernel.Name, r.Kernel.EntryPoint)
 	}
-	return jsonString(playground.DefaultCase(op, mode, dtype, playground.AllDims(r.Kernel.Name)))
+	return jsonString(playground.DefaultCase(op, mode, dtype, all))
 }
 
 func contains(list []string, s string) bool {

@@ -19,6 +19,7 @@ import (
 	"syscall/js"
 	"time"
 
+	"github.com/fkc-playground/fkc/kernels/gpu"
 	"github.com/fkc-playground/fkc/ops"
 )
 
@@ -75,7 +76,13 @@ func safeEngine() (e *ops.Engine, err error) {
 			err = fmt.Errorf("panic: %v", r)
 		}
 	}()
-	return ops.NewDefault()
+	e, err = ops.NewDefault()
+	if err == nil {
+		// The GPU entry points, for link status and Try it defaults before
+		// (or without) a WebGPU device; runnable once openGPU attaches one.
+		e.AddEntries(gpu.Links(nil))
+	}
+	return e, err
 }
 
 func gpuJSON() (string, error) {
