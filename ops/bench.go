@@ -82,10 +82,15 @@ type BenchResult struct {
 	BytesMoved float64 `json:"bytes_moved"`
 	MedianNs   int64   `json:"median_ns"` // wall time of the call, host↔device copies included
 	GBps       float64 `json:"gb_per_s"`
-	// DeviceNs / DeviceGBps: GPU bindings only, the device's own time
-	// (submit to results mapped), the figure to compare with other GPU code.
+	// DeviceNs / DeviceGBps: GPU bindings only, end to end on the device
+	// (submit to results mapped: queued uploads and readback included).
 	DeviceNs   int64   `json:"device_median_ns,omitempty"`
 	DeviceGBps float64 `json:"device_gb_per_s,omitempty"`
+	// KernelNs / KernelGBps: GPU bindings on adapters with timestamp
+	// queries, the compute passes alone: the figure to compare with other
+	// GPU code's kernel times.
+	KernelNs   int64   `json:"kernel_median_ns,omitempty"`
+	KernelGBps float64 `json:"kernel_gb_per_s,omitempty"`
 	Reps       int     `json:"reps"`
 	Error      string  `json:"error,omitempty"`
 }
@@ -113,7 +118,7 @@ func (e *Engine) Bench(backend string, reps int, filter string) []BenchResult {
 			out = append(out, r)
 			continue
 		}
-		var times, dev []time.Duration
+		var times, dev, kern []time.Duration
 		for i := 0; i < reps; i++ {
 			t0 := time.Now()
 			if _, err := e.RunBinding(res.Binding, c); err != nil {
@@ -121,8 +126,15 @@ func (e *Engine) Bench(backend string, reps int, filter string) []BenchResult {
 				break
 			}
 			times = append(times, time.Since(t0))
-			if e.DeviceTime != nil && res.Backend != "Cpu" {
-				dev = append(dev, e.DeviceTime())
+			if res.Backend != "Cpu" {
+				if e.Clocks.EndToEnd != nil {
+					dev = append(dev, e.Clocks.EndToEnd())
+				}
+				if e.Clocks.Kernel != nil {
+					if k := e.Clocks.Kernel(); k > 0 {
+						kern = append(kern, k)
+					}
+				}
 			}
 		}
 		if len(times) > 0 {
@@ -134,6 +146,11 @@ func (e *Engine) Bench(backend string, reps int, filter string) []BenchResult {
 			med := median(dev)
 			r.DeviceNs = med.Nanoseconds()
 			r.DeviceGBps = r.BytesMoved / float64(med.Nanoseconds())
+		}
+		if len(kern) > 0 {
+			med := median(kern)
+			r.KernelNs = med.Nanoseconds()
+			r.KernelGBps = r.BytesMoved / float64(med.Nanoseconds())
 		}
 		out = append(out, r)
 	}
@@ -155,6 +172,9 @@ func (r BenchResult) String() string {
 	dev := ""
 	if r.DeviceNs > 0 {
 		dev = fmt.Sprintf("  device %8.3f ms %8.2f GB/s", float64(r.DeviceNs)/1e6, r.DeviceGBps)
+	}
+	if r.KernelNs > 0 {
+		dev += fmt.Sprintf("  kernel %8.3f ms %8.2f GB/s", float64(r.KernelNs)/1e6, r.KernelGBps)
 	}
 	return fmt.Sprintf("%-44s %-26s %8.3f ms %8.2f GB/s%s  (%s, bytes_moved %.0f, median of %d)", r.Case, r.Kernel, float64(r.MedianNs)/1e6, r.GBps, dev, r.Provider, r.BytesMoved, r.Reps)
 }

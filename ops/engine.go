@@ -17,11 +17,21 @@ import (
 // concurrent use while links are being added.
 type Engine struct {
 	Reg *registry.Registry
-	// DeviceTime, when a GPU is attached, reports the device time of the
-	// last GPU kernel (submit to results mapped, uploads excluded).
-	DeviceTime func() time.Duration
-	links      map[string]Link // runnable implementations, by entry_point
-	entries    map[string]Link // every known link (runnable or not): status and docs
+	// Clocks, when a GPU is attached, time its last kernel call.
+	Clocks  DeviceClocks
+	links   map[string]Link // runnable implementations, by entry_point
+	entries map[string]Link // every known link (runnable or not): status and docs
+}
+
+// DeviceClocks are a GPU device's clocks of its last kernel call; either may
+// be nil.
+type DeviceClocks struct {
+	// EndToEnd: submit to results mapped on the host (queued uploads,
+	// staging copies and the map included).
+	EndToEnd func() time.Duration
+	// Kernel: GPU timestamps around the compute passes alone; 0 when the
+	// adapter has no timestamp queries.
+	Kernel func() time.Duration
 }
 
 // Result is one served call.
@@ -360,4 +370,71 @@ func uniq(s []string) []string {
 		}
 	}
 	return out
+}
+
+// VariantCommand renders an op/variant as the command that reaches it:
+// "pad/reflect" → "fkc run pad --mode reflect", "sum/all" → "fkc run sum"
+// (no --dim), "sum/dim" → "fkc run sum --dim D".
+func VariantCommand(variant string) string {
+	op, sub, _ := cutSlash(variant)
+	switch sub {
+	case "":
+		return "fkc run " + op
+	case "all":
+		return "fkc run " + op + " (no --dim)"
+	case "dim":
+		return "fkc run " + op + " --dim D"
+	}
+	return "fkc run " + op + " --mode " + sub
+}
+
+// DispatchNote says, for a kernel's doc, how dispatch reaches it — and, where
+// its registry key is shared (DuplicateKernelRef), how the collision is
+// resolved: the link table tells the kernels apart by the op/variant each
+// serves, and a kernel that is no dispatch target runs from its own page.
+func (e *Engine) DispatchNote(k *contract.Kernel, provider string) string {
+	l, known := e.entries[k.EntryPoint]
+	if !known {
+		return "Not linked: no implementation in this project serves entry_point " + k.EntryPoint + "."
+	}
+	var cmds []string
+	for _, v := range l.Exercised() {
+		cmds = append(cmds, "`"+VariantCommand(v)+"`")
+	}
+	if !k.Registrable {
+		return fmt.Sprintf("Describe-only (registrable: false): never dispatched; its Try it runs %s through %s.", strings.Join(cmds, ", "), l.Where)
+	}
+	// Kernels sharing a key with this one.
+	shared := map[string]bool{}
+	for _, b := range e.Reg.ByKernel(provider, k.Name) {
+		for _, o := range e.Reg.LookupKey(b.Key) {
+			if o.Kernel != k {
+				shared[o.Kernel.Name] = true
+			}
+		}
+	}
+	var others []string
+	for _, b := range e.Reg.Bindings { // document order
+		if shared[b.Kernel.Name] {
+			others = append(others, b.Kernel.Name)
+			delete(shared, b.Kernel.Name)
+		}
+	}
+	var note string
+	if len(l.Ops) > 0 {
+		var ops []string
+		for _, v := range l.Ops {
+			ops = append(ops, "`"+VariantCommand(v)+"`")
+		}
+		note = fmt.Sprintf("Dispatch target of %s on %s.", strings.Join(ops, ", "), k.Backend)
+		if len(others) > 0 {
+			note += fmt.Sprintf(" Its registry key is shared with %s (DuplicateKernelRef); the link table tells them apart by the op/variant each serves, so every one stays reachable.", strings.Join(others, ", "))
+		}
+		return note
+	}
+	note = fmt.Sprintf("Not a dispatch target: the contract's prose makes it no entry point of its own, so %s picks another kernel", strings.Join(cmds, " / "))
+	if len(others) > 0 {
+		note += " (" + strings.Join(others, ", ") + ", which shares its registry key — DuplicateKernelRef)"
+	}
+	return note + "; this kernel runs from its own page (Try it) through " + l.Where + "."
 }

@@ -168,3 +168,31 @@ func TestCostSymbolsAndBytesMoved(t *testing.T) {
 		t.Fatal("NaN")
 	}
 }
+
+// Every collision's resolution is stated in the kernel's doc.
+func TestDispatchNotes(t *testing.T) {
+	e := engine(t)
+	note := func(provider, kernel string) string {
+		for _, r := range e.Reg.Kernels() {
+			if r.Doc.Provider.Name == provider && r.Kernel.Name == kernel {
+				return e.DispatchNote(r.Kernel, provider)
+			}
+		}
+		t.Fatalf("no kernel %s/%s", provider, kernel)
+		return ""
+	}
+	for _, c := range []struct{ provider, kernel, want string }{
+		{"fuel-reference-backend", "sum_all", "Dispatch target of `fkc run sum (no --dim)` on Cpu. Its registry key is shared with sum_dim"},
+		{"fuel-reference-backend", "sum_dim", "Dispatch target of `fkc run sum --dim D`"},
+		{"fuel-reference-backend", "argindex_dim", "Not a dispatch target"},
+		{"fuel-reference-backend", "argindex_dim", "argmax_dim, which shares its registry key"},
+		{"fuel-reference-backend", "index_select", "Not a dispatch target"},
+		{"fuel-reference-backend", "embedding", "Dispatch target of `fkc run embedding`"},
+		{"fuel-cpu-backend", "pad_reflect_cpu", "Describe-only (registrable: false): never dispatched; its Try it runs `fkc run pad --mode reflect`"},
+		{"fkc-cpu-kernels", "masked_fill", "Dispatch target of `fkc run masked_fill` on Cpu."},
+	} {
+		if got := note(c.provider, c.kernel); !strings.Contains(got, c.want) {
+			t.Errorf("%s: %q lacks %q", c.kernel, got, c.want)
+		}
+	}
+}

@@ -221,6 +221,7 @@ func kernelDetail(id string) (string, error) {
 		}
 	}
 	sum := kernelSummary(r, nil)
+	dispatch := eng.DispatchNote(k, r.Doc.Provider.Name)
 	mu.Unlock()
 	sum.Lint = len(lint)
 	comments := make([]struct{ Key, Text string }, 0, len(k.Comments))
@@ -236,6 +237,7 @@ func kernelDetail(id string) (string, error) {
 		"summary":    sum,
 		"contract":   k,
 		"prose_html": markdown(k.Prose),
+		"dispatch":   dispatch,
 		"bindings":   bs,
 		"lint":       lint,
 		"comments":   comments,

@@ -287,11 +287,19 @@
           detBadge(k.determinism),
           s.linked ? h("span", { class: "badge ok", title: s.entry_point }, "linked → " + s.where) :
             h("span", { class: "badge muted", title: s.entry_point }, "not linked" + (k.backend === "Vulkan" && !gpu.available ? " (needs WebGPU)" : "")),
-          d.lint && d.lint.length ? h("span", { class: "badge warn" }, `${d.lint.length} lint finding${d.lint.length > 1 ? "s" : ""}`) : null)),
+          d.lint && d.lint.length ? h("span", { class: "badge warn" }, `${d.lint.length} lint finding${d.lint.length > 1 ? "s" : ""}`) : null),
+        d.dispatch ? h("p", { class: "dispatch", html: inlineCode(d.dispatch) }) : null),
+      h("details", { class: "prose card", open: "" }, h("summary", {}, h("h2", {}, "What the contract says")), h("div", { html: d.prose_html })),
     );
     if (d.defaults) main.append(tryPanel(d, params));
     else main.append(h("p", { class: "muted" }, `No \`fkc run\` op exercises op_kind ${k.op_kind}; this contract is documentation only.`));
-    main.append(contractTables(d), h("section", { class: "prose card" }, h("h2", {}, "Prose"), h("div", { html: d.prose_html })));
+    main.append(contractTables(d));
+  }
+
+  // inlineCode renders `code` spans of a plain-text note (escaped first).
+  function inlineCode(text) {
+    const esc = text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+    return esc.replace(/`([^`]+)`/g, "<code>$1</code>");
   }
 
   function kv(obj) {
