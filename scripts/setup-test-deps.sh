@@ -3,6 +3,7 @@
 #   chromium             headless browser for the e2e tests (SwiftShader WebGPU)
 #   mesa-vulkan-drivers  lavapipe, the software Vulkan driver the GPU tests run on
 #   libvulkan1           the Vulkan loader wgpu-native opens
+#   gcc, libc6-dev       cgo, to link wgpu-native into bin/fkc and the GPU tests
 # Only as root (apt); otherwise it says what is missing and goes on, and the
 # tests that need the missing piece skip with that reason.
 set -u
@@ -10,8 +11,9 @@ need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 ls /usr/share/vulkan/icd.d/lvp_icd*.json >/dev/null 2>&1 || need+=(mesa-vulkan-drivers)
 ldconfig -p 2>/dev/null | grep -q 'libvulkan.so.1' || need+=(libvulkan1)
+command -v gcc >/dev/null 2>&1 || need+=(gcc libc6-dev)
 if [ ${#need[@]} -eq 0 ]; then
-  echo "setup: chromium, lavapipe and the Vulkan loader are present"
+  echo "setup: chromium, lavapipe, the Vulkan loader and gcc are present"
   exit 0
 fi
 if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
