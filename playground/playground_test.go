@@ -269,6 +269,25 @@ func TestTraceIndexAdd(t *testing.T) {
 	if !reflect.DeepEqual(tr.Sources[4], want) || tr.Role[4] != RoleAdd || tr.Role[0] != RoleCopy {
 		t.Fatalf("%v %v", tr.Sources[4], tr.Role)
 	}
+	// The picture's words: which src rows accumulate into each output row.
+	if want := []string{"", "", "", "", "+src 0,1", "+src 0,1"}; !reflect.DeepEqual(tr.Label, want) {
+		t.Errorf("labels %q, want %q", tr.Label, want)
+	}
+	wantNotes := []string{"out[0,:] = base[0,:]   (no index names it: a copy of base)", "out[1,:] = base[1,:]   (no index names it: a copy of base)", "out[2,:] = base[2,:] + src[0,:] + src[1,:]"}
+	if !reflect.DeepEqual(tr.Notes, wantNotes) {
+		t.Errorf("notes %q, want %q", tr.Notes, wantNotes)
+	}
+	// Along dim 1, the slices are columns.
+	base1 := mk(t, Gen{Shape: "2,3", DType: "F32", Kind: "values", Values: "0"})
+	src1 := mk(t, Gen{Shape: "2,2", DType: "F32", Kind: "arange"})
+	idx1 := mk(t, Gen{Shape: "2", DType: "U32", Kind: "values", Values: "2 0"})
+	tr, err = TraceCall(nil, "index_add", []string{"--dim", "1"}, map[string]*tensor.Tensor{"base": base1, "indices": idx1, "src": src1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"+src 1", "", "+src 0", "+src 1", "", "+src 0"}; !reflect.DeepEqual(tr.Label, want) || tr.Notes[2] != "out[:,2] = base[:,2] + src[:,0]" {
+		t.Errorf("dim 1: labels %q notes %q", tr.Label, tr.Notes)
+	}
 	sidx := mk(t, Gen{Shape: "2,2", DType: "U32", Kind: "values", Values: "1 0 1 2"})
 	tr, err = TraceCall(nil, "scatter_add", []string{"--dim", "0"}, map[string]*tensor.Tensor{"base": base, "indices": sidx, "src": src})
 	if err != nil {

@@ -55,6 +55,12 @@ type Trace struct {
 	// clamped edge on its border.
 	Interior [][2]int `json:"interior,omitempty"`
 	Mode     string   `json:"mode,omitempty"`
+	// Label[i] is a short tag drawn in output cell i (index_add: which src
+	// slices accumulate into it, "+src 0,2"), nil when the op has none.
+	Label []string `json:"label,omitempty"`
+	// Notes spell the picture out, one line per output slice
+	// ("out[2,:] = base[2,:] + src[0,:] + src[2,:]").
+	Notes []string `json:"notes,omitempty"`
 }
 
 // FlagValue returns the value of a `--name value` flag, or "".
@@ -582,7 +588,76 @@ func traceIndexAdd(op string, flags []string, inputs map[string]*tensor.Tensor) 
 		t.add(o, Source{"src", i})
 		t.add(o, Source{"indices", k})
 	}
+	t.Label = make([]string, len(t.Sources))
+	if op == "scatter_add" {
+		for o, ss := range t.Sources {
+			if n := countInput(ss, "src"); n > 0 {
+				t.Label[o] = fmt.Sprintf("+%d src", n)
+			}
+		}
+		return t, nil
+	}
+	// index_add: slice k of src (along d) lands in slice indices[k] of the
+	// output, so each output slice sums base and the src slices naming it.
+	into := make([][]int, base.Shape[d])
+	for k := 0; k < idx.NumElems() && k < src.Shape[d]; k++ {
+		if r := int(idx.At(k)); r >= 0 && r < len(into) {
+			into[r] = append(into[r], k)
+		}
+	}
+	for r, ks := range into {
+		terms := []string{"base" + sliceStr(base.Rank(), d, r)}
+		for _, k := range ks {
+			terms = append(terms, "src"+sliceStr(base.Rank(), d, k))
+		}
+		note := "out" + sliceStr(base.Rank(), d, r) + " = " + strings.Join(terms, " + ")
+		if len(ks) == 0 {
+			note += "   (no index names it: a copy of base)"
+		}
+		t.Notes = append(t.Notes, note)
+	}
+	cb := make([]int, base.Rank())
+	for o := range t.Label {
+		unflatten(o, base.Shape, cb)
+		ks := into[cb[d]]
+		if len(ks) == 0 {
+			continue
+		}
+		var b strings.Builder
+		b.WriteString("+src ")
+		for j, k := range ks {
+			if j == 3 {
+				b.WriteString(",…")
+				break
+			}
+			if j > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprint(&b, k)
+		}
+		t.Label[o] = b.String()
+	}
 	return t, nil
+}
+
+func countInput(ss []Source, name string) int {
+	n := 0
+	for _, s := range ss {
+		if s.Input == name {
+			n++
+		}
+	}
+	return n
+}
+
+// sliceStr is numpy's spelling of slice k along axis d: "[:,2]".
+func sliceStr(rank, d, k int) string {
+	parts := make([]string, rank)
+	for a := range parts {
+		parts[a] = ":"
+	}
+	parts[d] = fmt.Sprint(k)
+	return "[" + strings.Join(parts, ",") + "]"
 }
 
 func unflatten(i int, shape, coord []int) {

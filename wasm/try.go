@@ -160,17 +160,24 @@ type costValue struct {
 }
 
 type runJSON struct {
-	Backend    string      `json:"backend"` // as asked: cpu / webgpu
-	Error      string      `json:"error,omitempty"`
-	Violation  bool        `json:"violation,omitempty"` // the error is a contract violation
-	Kernel     string      `json:"kernel,omitempty"`
-	KernelID   string      `json:"kernel_id,omitempty"`
-	Provider   string      `json:"provider,omitempty"`
-	Contract   string      `json:"contract_backend,omitempty"`
-	Ms         float64     `json:"ms"`
-	BytesMoved float64     `json:"bytes_moved"`
-	GBps       float64     `json:"gbps"`
-	Costs      []costValue `json:"costs,omitempty"`
+	Backend   string `json:"backend"` // as asked: cpu / webgpu
+	Error     string `json:"error,omitempty"`
+	Violation bool   `json:"violation,omitempty"` // the error is a contract violation
+	// Unavailable: the kernel exists but this adapter cannot run it (e.g.
+	// f64 atomics on WebGPU); the CPU path can.
+	Unavailable bool `json:"unavailable,omitempty"`
+	// Ms is the mean time of Reps warm runs; ResolutionUs is the browser
+	// clock's step, so the page can say "< resolution" instead of 0.
+	Reps         int         `json:"reps"`
+	ResolutionUs float64     `json:"resolution_us"`
+	Kernel       string      `json:"kernel,omitempty"`
+	KernelID     string      `json:"kernel_id,omitempty"`
+	Provider     string      `json:"provider,omitempty"`
+	Contract     string      `json:"contract_backend,omitempty"`
+	Ms           float64     `json:"ms"`
+	BytesMoved   float64     `json:"bytes_moved"`
+	GBps         float64     `json:"gbps"`
+	Costs        []costValue `json:"costs,omitempty"`
 	// PageCosts are the page kernel's formulas evaluated for this call, when
 	// another kernel served it (e.g. the CPU run on a Vulkan kernel's page).
 	PageCosts []costValue `json:"page_costs,omitempty"`
@@ -289,23 +296,39 @@ func runOne(req tryRequest, backend string, inputs map[string]*tensor.Tensor) (r
 		}
 		return eng.Dispatch(backend, call)
 	}
-	start := time.Now()
-	res, err := once()
-	elapsed := time.Since(start)
-	if err == nil && backend == "webgpu" {
-		// The first GPU call compiles the pipeline: time a second, warm one.
-		start = time.Now()
-		if res2, err2 := once(); err2 == nil {
-			res, elapsed = res2, time.Since(start)
-		}
-	}
+	res, err := once() // the first call also compiles a GPU pipeline: not timed
 	if err != nil {
 		r.Error = cliError(err).Error()
 		var uerr *ops.UsageError
-		r.Violation = !errors.As(err, &uerr)
+		r.Unavailable = ops.IsUnavailable(err)
+		r.Violation = !errors.As(err, &uerr) && !r.Unavailable
 		return r
 	}
-	r.Ms = float64(elapsed.Nanoseconds()) / 1e6
+	// Time a batch of warm repetitions: a browser's clock is coarse (5 µs
+	// when the page is cross-origin isolated, 100 µs otherwise), so one
+	// run of a small kernel reads 0. The batch runs for at least timeBudget
+	// (or maxReps runs) and the mean per run is reported.
+	budget, maxReps := 5*time.Millisecond, 2000
+	if backend == "webgpu" {
+		budget, maxReps = 30*time.Millisecond, 50
+	}
+	reps := 0
+	start := time.Now()
+	var elapsed time.Duration
+	for reps < 3 || (elapsed < budget && reps < maxReps) {
+		res2, err2 := once()
+		if err2 != nil {
+			break
+		}
+		res = res2
+		reps++
+		elapsed = time.Since(start)
+	}
+	r.Reps = reps
+	if reps > 0 {
+		elapsed /= time.Duration(reps)
+	}
+	r.ResolutionUs = clockResolutionUs()
 	r.Kernel, r.Provider, r.Contract = res.Kernel, res.Provider, res.Backend
 	r.KernelID = res.Provider + "/" + res.Kernel
 	r.out = res.Out
@@ -350,4 +373,21 @@ func evalCosts(cost contract.Cost, syms map[string]float64) []costValue {
 		out = append(out, cv)
 	}
 	return out
+}
+
+// clockResolutionUs measures the smallest step of time.Now (performance.now
+// underneath), in µs.
+func clockResolutionUs() float64 {
+	best := time.Duration(1 << 62)
+	for i := 0; i < 3; i++ {
+		a := time.Now()
+		b := time.Now()
+		for n := 0; b.Sub(a) == 0 && n < 1e6; n++ {
+			b = time.Now()
+		}
+		if d := b.Sub(a); d > 0 && d < best {
+			best = d
+		}
+	}
+	return float64(best.Nanoseconds()) / 1e3
 }

@@ -52,6 +52,9 @@ func TestServe(t *testing.T) {
 	if res.StatusCode != 200 || res.Header.Get("Content-Type") != "application/wasm" || !bytes.Equal(body, want) {
 		t.Fatalf("plain app.wasm: %d %q %d bytes", res.StatusCode, res.Header.Get("Content-Type"), len(body))
 	}
+	if res.Header.Get("Cross-Origin-Opener-Policy") != "same-origin" || res.Header.Get("Cross-Origin-Embedder-Policy") != "require-corp" {
+		t.Fatalf("app.wasm is served without cross-origin isolation: %v", res.Header)
+	}
 	if res.Header.Get("Content-Encoding") != "" || res.Header.Get("Cache-Control") != "no-cache" {
 		t.Fatalf("plain app.wasm headers: %v", res.Header)
 	}
