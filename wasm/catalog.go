@@ -153,7 +153,8 @@ func buildCatalog() *catalog {
 			Preamble: d.Preamble, Rebuilt: d.Rebuilt, Kernels: counts[d]})
 	}
 	for _, s := range ops.Specs() {
-		c.Specs = append(c.Specs, specJSON{Name: s.Name, Inputs: s.Inputs, Flags: s.Flags, Doc: s.Doc})
+		flags := append([]string{}, s.Flags...) // [] rather than null: embedding has none
+		c.Specs = append(c.Specs, specJSON{Name: s.Name, Inputs: s.Inputs, Flags: flags, Doc: s.Doc})
 	}
 	return c
 }

@@ -328,6 +328,7 @@ func runOne(req tryRequest, backend string, inputs map[string]*tensor.Tensor) (r
 	if reps > 0 {
 		elapsed /= time.Duration(reps)
 	}
+	r.Ms = float64(elapsed.Nanoseconds()) / 1e6
 	r.ResolutionUs = clockResolutionUs()
 	r.Kernel, r.Provider, r.Contract = res.Kernel, res.Provider, res.Backend
 	r.KernelID = res.Provider + "/" + res.Kernel

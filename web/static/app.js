@@ -97,11 +97,15 @@
       showGPU();
       if (gpu.available) { // the WGSL kernels are linked now
         catalog = JSON.parse(callSync("catalog"));
+      }
+      { // the catalog's "runs here" column and legend know about WebGPU now
         document.querySelectorAll("tr.krow").forEach(tr => {
           const k = catalog.kernels.find(x => x.id === tr.dataset.id);
           const td = tr.querySelector("td.link");
           if (k && td) { td.innerHTML = ""; td.append(linkBadge(k)); }
         });
+        const st = document.getElementById("runs-gpu-state");
+        if (st) st.textContent = gpuWord();
       }
       window.fkc.timing.readyMs = performance.now() - t0;
       readyResolve();
@@ -189,6 +193,7 @@
       mkSelect("dtype", "dtype", uniq(k => k.dtypes || [])),
       mkSelect("det", "determinism", uniq(k => [k.determinism])),
       h("label", { class: "check" }, h("input", { type: "checkbox", name: "reg" }), "registrable only"),
+      h("label", { class: "check", title: "CPU kernels always run here; WebGPU kernels when this browser has WebGPU" }, h("input", { type: "checkbox", name: "runs" }), "runnable here"),
       h("span", { class: "count", id: "count" }));
     for (const [k, v] of params) {
       const el = form.elements[k];
@@ -200,7 +205,11 @@
       h("section", { class: "intro" },
         h("h1", {}, "Kernel contracts"),
         h("p", {}, `${catalog.providers.length} providers, ${ks.length} kernels. Every contract (the four seed documents and this project's own) is loaded, fanned out into registry bindings and linked to an implementation — here, in your browser. Open a kernel to read its contract and run it on the CPU or on WebGPU.`)),
-      form, list, lintSection());
+      form,
+      h("p", { class: "runs-legend muted small" }, "Runs here: ", h("span", { class: "badge run-cpu" }, "▶ CPU"), " every CPU kernel runs in this page; ",
+        h("span", { class: "badge run-gpu" }, "▶ WebGPU"), " GPU kernels run on this browser's WebGPU (", h("span", { id: "runs-gpu-state" }, gpuWord()), "); ",
+        h("span", { class: "badge muted" }, "docs only"), " no fkc run op exercises the kernel (its contract is documentation)."),
+      list, lintSection());
     const apply = () => {
       const f = Object.fromEntries(new FormData(form));
       const q = (f.q || "").toLowerCase().trim();
@@ -211,7 +220,8 @@
         (!f.backend || k.backend === f.backend) &&
         (!f.dtype || (k.dtypes || []).includes(f.dtype)) &&
         (!f.det || k.determinism === f.det) &&
-        (!f.reg || k.registrable);
+        (!f.reg || k.registrable) &&
+        (!f.runs || runsHere(k) === "yes");
       list.innerHTML = "";
       let shown = 0;
       for (const p of catalog.providers) {
@@ -243,7 +253,7 @@
         if (e.target.open && !box.dataset.done) { box.dataset.done = "1"; try { box.innerHTML = callSync("providerProse", p.file); } catch (err) { box.textContent = err.message; } }
       } }, h("summary", {}, p.title || "About this provider"), h("div", { class: "prose" })),
       h("table", { class: "kt" },
-        h("thead", {}, h("tr", {}, ["kernel", "op", "dtypes", "determinism", "registry", "link", "lint"].map(t => h("th", {}, t)))),
+        h("thead", {}, h("tr", {}, ["kernel", "op", "dtypes", "determinism", "registry", "runs here", "lint"].map(t => h("th", {}, t)))),
         h("tbody", {}, rows.map(k => h("tr", { class: "krow", "data-id": k.id },
           h("td", {}, h("a", { href: "#/k/" + encodeURIComponent(k.id) }, k.name), h("div", { class: "blurb" }, k.blurb)),
           h("td", {}, h("code", {}, k.op_kind), k.op ? h("div", { class: "muted small" }, "fkc run " + k.op + (k.mode ? " --mode " + k.mode : "")) : null),
@@ -255,9 +265,26 @@
     );
   }
 
+  // runsHere says whether Try it can run this very kernel in this page:
+  // "yes", "adapter" (linked, but this GPU cannot: e.g. f64 atomics),
+  // "nogpu" (a GPU kernel, no WebGPU here) or "no" (nothing exercises it).
+  const gpuWord = () => gpu.available ? "available" : gpu.done ? "not available in this browser" : "starting…";
+  function runsHere(k) {
+    if (k.backend === "Vulkan") {
+      if (!gpu.available) return k.op ? "nogpu" : "no";
+      if (!k.linked || !k.op) return "no";
+      return /not available on this adapter/.test(k.where || "") ? "adapter" : "yes";
+    }
+    return k.linked && k.op ? "yes" : "no";
+  }
   function linkBadge(k) {
-    return k.linked ? h("span", { class: "badge ok", title: k.where }, "linked") :
-      h("span", { class: "badge muted", title: k.backend === "Vulkan" && !gpu.available ? "WGSL kernels link when WebGPU is available" : "no implementation in this build" }, "not linked");
+    const gpuK = k.backend === "Vulkan";
+    switch (runsHere(k)) {
+      case "yes": return h("span", { class: "badge " + (gpuK ? "run-gpu" : "run-cpu"), title: "linked → " + k.where }, gpuK ? "▶ WebGPU" : "▶ CPU");
+      case "adapter": return h("span", { class: "badge warn", title: k.where }, "WebGPU: not on this adapter");
+      case "nogpu": return h("span", { class: "badge muted", title: gpu.done ? "WebGPU is not available in this browser: " + gpu.reason : "waiting for WebGPU" }, gpu.done ? "needs WebGPU" : "WebGPU…");
+    }
+    return h("span", { class: "badge muted", title: k.linked ? "linked → " + k.where + "; no `fkc run` op exercises it" : "no implementation in this build" }, "docs only");
   }
 
   function lintSection() {
@@ -413,7 +440,8 @@
       return row;
     });
     // params
-    const spec = catalog.specs.find(x => x.name === state.op) || { flags: [] };
+    const spec = catalog.specs.find(x => x.name === state.op) || {};
+    spec.flags = spec.flags || []; // embedding has none (JSON null)
     const fv = (name) => { const i = state.flags.indexOf(name); return i >= 0 ? state.flags[i + 1] : ""; };
     const paramEls = [];
     for (const f of spec.flags) {
@@ -534,16 +562,19 @@
     results.innerHTML = "";
     for (const r of resp.runs) {
       if (r.error) {
-        results.append(h("div", { class: "violation", role: "alert", "data-backend": r.backend },
-          h("b", {}, (r.violation ? "Contract violation" : "Error") + " (" + r.backend + ")"), h("div", { class: "msg" }, r.error),
-          quoteContract(d, r.error)));
+        const other = r.backend === "webgpu" ? "cpu" : null;
+        results.append(h("div", { class: "violation" + (r.unavailable ? " unavailable" : ""), role: "alert", "data-backend": r.backend },
+          h("b", {}, (r.violation ? "Contract violation" : r.unavailable ? "Not available on this adapter" : "Error") + " (" + r.backend + ")"), h("div", { class: "msg" }, r.error),
+          r.violation ? quoteContract(d, r.error) : null,
+          r.unavailable && other ? h("div", { class: "cite" }, "The kernel is fine; this browser's GPU cannot run it. ",
+            h("button", { type: "button", class: "linkish", onclick: () => document.getElementById("run-cpu").click() }, "Run it on the CPU instead")) : null));
         continue;
       }
       results.append(h("div", { class: "served", "data-backend": r.backend },
         h("span", { class: "badge be" }, r.backend),
         " kernel ", h("a", { href: "#/k/" + encodeURIComponent(r.kernel_id) }, h("b", {}, r.kernel)), ` (${r.provider}, ${r.contract_backend})`,
-        h("span", { class: "stat" }, fmtMs(r.ms)),
-        r.bytes_moved ? h("span", { class: "stat", title: "bytes_moved / time" }, `${fmtBytes(r.bytes_moved)} → ${r.gbps >= 1 ? r.gbps.toFixed(2) : r.gbps.toPrecision(2)} GB/s`) : null));
+        h("span", { class: "stat time", title: `mean of ${r.reps} warm run${r.reps === 1 ? "" : "s"}; the browser's clock ticks every ${fmtNum(r.resolution_us)} µs` }, fmtTime(r), h("span", { class: "muted small" }, ` ×${r.reps}`)),
+        r.bytes_moved ? h("span", { class: "stat rate", title: "effective bandwidth: bytes_moved (from the contract's cost formula) / time per run" }, `${fmtBytes(r.bytes_moved)} moved → ${fmtRate(r)}`) : null));
       // evaluated cost formulas into the contract's table (for this page's kernel only)
       {
         for (const c of (r.kernel_id === d.summary.id ? r.costs : r.page_costs) || []) {
@@ -560,9 +591,9 @@
           df.mismatch.map(m => h("tr", {}, h("td", {}, m.i), h("td", {}, m.a), h("td", {}, m.b), h("td", {}, m.ulp)))) : null));
     }
     visual.innerHTML = "";
-    const okRun = resp.runs.find(r => !r.error);
-    if (!okRun) return;
-    drawVisual(visual, resp, okRun, d);
+    const okRuns = resp.runs.filter(r => !r.error);
+    if (!okRuns.length) return;
+    drawVisual(visual, resp, okRuns, d);
   }
 
   // Quote the contract's own words for a violation: the constraint rows
@@ -580,7 +611,23 @@
     return h("div", { class: "cite" }, "The contract says: ", h("code", {}, hits.length ? hits[0] : cited));
   }
 
-  const fmtMs = (ms) => ms < 1 ? (ms * 1000).toFixed(0) + " µs" : ms.toFixed(2) + " ms";
+  // A run's time per call: µs below 1 ms (never "0 µs": below the clock's
+  // resolution it says so), ms above.
+  function fmtTime(r) {
+    const us = r.ms * 1000, res = r.resolution_us || 0;
+    if (!(us > 0) || us * (r.reps || 1) < res) return "< " + (res >= 100 ? (res / 1000).toFixed(1) + " ms" : (res || 1).toFixed(0) + " µs");
+    if (us < 10) return us.toFixed(2) + " µs";
+    if (us < 1000) return us.toFixed(1) + " µs";
+    return r.ms < 100 ? r.ms.toFixed(2) + " ms" : r.ms.toFixed(0) + " ms";
+  }
+  function fmtRate(r) {
+    const us = r.ms * 1000;
+    if (!(us > 0) || us * (r.reps || 1) < (r.resolution_us || 0)) return "too fast to time";
+    const bps = r.bytes_moved / (r.ms / 1000);
+    const units = [["GB/s", 1e9], ["MB/s", 1e6], ["kB/s", 1e3]];
+    for (const [u, f] of units) if (bps >= f) return (bps / f >= 100 ? (bps / f).toFixed(0) : (bps / f).toPrecision(3)) + " " + u;
+    return bps.toFixed(0) + " B/s";
+  }
   const fmtNum = (v) => Number.isInteger(v) ? v.toLocaleString("en-US") : v.toPrecision(6);
   function fmtBytes(b) {
     if (b >= 1 << 20) return (b / (1 << 20)).toFixed(2) + " MiB";
@@ -595,7 +642,8 @@
     route: "max position: receives gradient", blocked: "not a max: gradient 0", unknown: "kernel wrote an impossible index",
   };
 
-  function drawVisual(root, resp, run, d) {
+  function drawVisual(root, resp, okRuns, d) {
+    const run = okRuns[0];
     const tr = resp.trace;
     const op = d.defaults.op;
     const outName = (d.contract.outputs && d.contract.outputs[0] && d.contract.outputs[0].name) || "out";
@@ -613,24 +661,34 @@
       wrap.append(grids[name].el);
     }
     wrap.append(h("div", { class: "arrow" }, "→"));
-    grids.__out = grid(run.out, outName + " (" + run.backend + ")", { roles: tr && tr.role, out: true });
-    wrap.append(grids.__out.el);
+    // One output grid per backend that ran (Both + diff: CPU and WebGPU side
+    // by side; cells whose bits differ are marked on the second).
+    const outs = okRuns.map((r, n) => {
+      const g = grid(r.out, outName + " (" + r.backend + ")", { roles: tr && tr.role, out: true, backend: r.backend });
+      wrap.append(g.el);
+      return g;
+    });
+    grids.__out = outs[0];
+    if (outs.length > 1) {
+      const a = okRuns[0].out, b = okRuns[1].out, differ = new Set();
+      if (a.values && b.values) for (let i = 0; i < a.values.length; i++) if ((a.bits ? a.bits[i] !== b.bits[i] : a.values[i] !== b.values[i])) differ.add(i);
+      outs[1].setMarks("differs", differ);
+    }
     if (!tr) return;
 
     // decorations per op
     const inFirst = grids[resp.order[0]];
-    if (op === "pad") grids.__out.decorate({ interior: tr.interior, mode: tr.mode });
+    if (op === "pad") outs.forEach(g => g.decorate({ interior: tr.interior, mode: tr.mode }));
     if (op === "pad_backward") {
       inFirst.decorate({ interior: tr.interior, mode: tr.mode });
-      grids.__out.setHeat(tr.sources.map(s => s.length), "×");
+      outs.forEach(g => g.setHeat(tr.sources.map(s => s.length), "×"));
     }
     if (op === "gather" || op === "index_select" || op === "embedding") {
       const src = resp.order[0], shape = resp.inputs[src].shape;
-      grids.__out.setLabels(tr.sources.map(ss => { const s = ss.find(x => x.in === src); return s ? "←" + coordStr(unflat(s.i, shape)) : ""; }));
+      const labels = tr.sources.map(ss => { const s = ss.find(x => x.in === src); return s ? "←" + coordStr(unflat(s.i, shape)) : ""; });
+      outs.forEach(g => g.setLabels(labels));
     }
-    if (op === "index_add" || op === "scatter_add") {
-      grids.__out.setLabels(tr.sources.map(ss => { const n = ss.filter(x => x.in === "src").length; return n ? "+" + n + " src" : ""; }));
-    }
+    if (tr.label) outs.forEach(g => g.setLabels(tr.label)); // index_add: "+src 0,2"
     if (tr.winner) {
       const w = new Set(tr.winner.filter(x => x.i >= 0).map(x => x.i));
       inFirst.markWinners(w);
@@ -644,32 +702,35 @@
       for (const g of Object.values(grids)) g.clear(cls);
       for (const s of srcs) if (grids[s.in]) grids[s.in].hi(s.i, cls);
     };
-    grids.__out.onHover((i) => {
-      if (i < 0) { highlight([], "src"); grids.__out.clear("me"); info.textContent = "Hover a cell to see where it came from."; return; }
+    outs.forEach((og, n) => og.onHover((i) => {
+      outs.forEach(g => g.clear("me"));
+      if (i < 0) { highlight([], "src"); info.textContent = "Hover a cell to see where it came from."; return; }
       const srcs = tr.sources[i] || [];
-      grids.__out.clear("me"); grids.__out.hi(i, "me");
+      outs.forEach(g => g.hi(i, "me"));
+      const orun = okRuns[n];
       highlight(srcs, "src");
       const role = tr.role[i];
       const desc = srcs.length === 0 ? (role === "fill" ? "the fill value" : "nothing") :
         srcs.slice(0, 6).map(s => `${s.in}${coordStr(unflat(s.i, resp.inputs[s.in].shape))}`).join(", ") + (srcs.length > 6 ? ` … (${srcs.length} cells)` : "");
       const win = tr.winner && tr.winner[i] && tr.winner[i].i >= 0 ? `; winner ${tr.winner[i].in}${coordStr(unflat(tr.winner[i].i, resp.inputs[tr.winner[i].in].shape))}` : "";
       info.innerHTML = "";
-      info.append(h("b", {}, `${outName}${coordStr(unflat(i, outShape))} = ${run.out.values ? run.out.values[i] : "?"}`), "  ←  ", desc, win,
+      info.append(h("b", {}, `${outName}${coordStr(unflat(i, outShape))} = ${orun.out.values ? orun.out.values[i] : "?"}`), "  ←  ", desc, win,
         role ? h("span", { class: "role-tag r-" + role }, ROLE_LEGEND[role] || role) : null);
-    });
+    }));
     // hover: input → the outputs that read it
     for (const name of resp.order) {
       grids[name].onHover((i) => {
-        grids.__out.clear("src"); grids[name].clear("me");
+        outs.forEach(g => g.clear("src")); grids[name].clear("me");
         if (i < 0) { info.textContent = "Hover a cell to see where it came from."; return; }
         grids[name].hi(i, "me");
         let n = 0;
-        tr.sources.forEach((ss, o) => { if (ss.some(s => s.in === name && s.i === i)) { grids.__out.hi(o, "src"); n++; } });
+        tr.sources.forEach((ss, o) => { if (ss.some(s => s.in === name && s.i === i)) { outs.forEach(g => g.hi(o, "src")); n++; } });
         info.innerHTML = "";
         info.append(h("b", {}, `${name}${coordStr(unflat(i, resp.inputs[name].shape))} = ${resp.inputs[name].values ? resp.inputs[name].values[i] : "?"}`), `  →  read by ${n} output cell${n === 1 ? "" : "s"}`);
       });
     }
-    root.append(legend(tr));
+    if (tr.notes && tr.notes.length) root.append(h("ul", { class: "notes", id: "trace-notes" }, tr.notes.map(n => h("li", {}, h("code", {}, n)))));
+    root.append(legend(tr, outs.length > 1));
   }
 
   function explain(op, tr, resp) {
@@ -693,11 +754,12 @@
     return h("p", { class: "explain" }, text, h("span", { class: "muted small" }, "  Provenance: " + tr.method + "."));
   }
 
-  function legend(tr) {
+  function legend(tr, diff) {
     const roles = [...new Set(tr.role)].filter(Boolean);
     return h("div", { class: "legend" }, roles.map(r => h("span", { class: "lg" }, h("span", { class: "sw r-" + r }), ROLE_LEGEND[r] || r)),
       tr.winner ? h("span", { class: "lg" }, h("span", { class: "sw win" }, "★"), "winning (arg) cell") : null,
-      tr.interior ? h("span", { class: "lg" }, h("span", { class: "sw box" }), "input region") : null);
+      tr.interior ? h("span", { class: "lg" }, h("span", { class: "sw box" }), "input region") : null,
+      diff ? h("span", { class: "lg" }, h("span", { class: "sw differs" }), "bits differ from the first output") : null);
   }
 
   function unflat(i, shape) {
@@ -713,25 +775,26 @@
   function grid(tv, title, opts) {
     const rank = tv.shape.length;
     const st = { rowAx: rank >= 2 ? rank - 2 : -1, colAx: rank >= 1 ? rank - 1 : -1, fixed: new Array(rank).fill(0) };
-    const el = h("div", { class: "gridbox" + (opts.out ? " out" : ""), "data-grid": title.split(" ")[0] });
+    const el = h("div", { class: "gridbox" + (opts.out ? " out" : ""), "data-grid": title.split(" ")[0], "data-backend": opts.backend || null });
     const head = h("div", { class: "ghead" }, h("b", {}, title), " ", h("span", { class: "muted small" }, `${tv.dtype}[${tv.shape.join(", ")}]`));
     const picker = h("div", { class: "picker" });
     const body = h("div", { class: "gbody" });
     el.append(head, picker, body);
     let hoverCb = null, heat = null, heatMark = "", labels = null, deco = null, winners = null, reduced = null, markTrue = false;
+    const marks = {}; // class → Set of flat indices (kept across re-renders)
     const cells = new Map(); // flat index → cell element (visible ones)
     const strides = (() => { const s = new Array(rank); let m = 1; for (let a = rank - 1; a >= 0; a--) { s[a] = m; m *= tv.shape[a]; } return s; })();
 
     function buildPicker() {
       picker.innerHTML = "";
       if (rank < 3) return;
-      const axSel = (which) => h("select", { onchange: (e) => { st[which] = Number(e.target.value); if (st.rowAx === st.colAx) st[which === "rowAx" ? "colAx" : "rowAx"] = tv.shape.findIndex((_, a) => a !== st[which]); render(); buildPicker(); } },
+      const axSel = (which) => h("select", { "data-pick": which === "rowAx" ? "rows" : "cols", onchange: (e) => { st[which] = Number(e.target.value); if (st.rowAx === st.colAx) st[which === "rowAx" ? "colAx" : "rowAx"] = tv.shape.findIndex((_, a) => a !== st[which]); render(); buildPicker(); } },
         tv.shape.map((n, a) => h("option", { value: a, selected: a === st[which] }, `axis ${a} (${n})`)));
       picker.append(h("label", {}, "rows ", axSel("rowAx")), h("label", {}, "cols ", axSel("colAx")));
       tv.shape.forEach((n, a) => {
         if (a === st.rowAx || a === st.colAx) return;
         const out = h("span", {}, st.fixed[a]);
-        picker.append(h("label", {}, `axis ${a} = `, h("input", { type: "range", min: 0, max: Math.max(0, n - 1), value: st.fixed[a], oninput: (e) => { st.fixed[a] = Number(e.target.value); out.textContent = e.target.value; render(); } }), out));
+        picker.append(h("label", {}, `axis ${a} = `, h("input", { type: "range", "data-axis": a, min: 0, max: Math.max(0, n - 1), value: st.fixed[a], oninput: (e) => { st.fixed[a] = Number(e.target.value); out.textContent = e.target.value; render(); } }), out));
       });
     }
     function flatOf(r, c) {
@@ -759,6 +822,7 @@
           if (labels && labels[i]) cell.append(h("span", { class: "lab" }, labels[i]));
           if (winners && winners.has(i)) { cell.classList.add("win"); cell.append(h("span", { class: "star" }, "★")); }
           if (markTrue && tv.values[i] === "T") cell.classList.add("true");
+          for (const [cls, set] of Object.entries(marks)) if (set.has(i)) cell.classList.add(cls);
           cells.set(i, cell);
           g.append(cell);
         }
@@ -827,6 +891,7 @@
       markWinners(w) { winners = w; render(); },
       markReduced(r) { reduced = r; head.append(h("span", { class: "badge red-b" }, "reduced: axis " + r.join(", "))); render(); },
       markTrue() { markTrue = true; render(); },
+      setMarks(cls, set) { marks[cls] = set; render(); },
     };
   }
 
@@ -844,7 +909,7 @@ await fkc.run({
   inputs: { x: "<base64 of a .npy file>" },
 })                                   // → {kernel, provider, npy: "<base64 .npy>"}
                                      // rejects with Error("fkc: …") on a contract violation`),
-      h("p", {}, "Ops and flags: ", catalog.specs.map(s => h("div", {}, h("code", {}, s.name), " inputs ", s.inputs.join(", "), s.flags.length ? " · flags " + s.flags.join(" ") : "", h("span", { class: "muted" }, " — " + s.doc))))));
+      h("p", {}, "Ops and flags: ", catalog.specs.map(s => h("div", {}, h("code", {}, s.name), " inputs ", s.inputs.join(", "), (s.flags || []).length ? " · flags " + s.flags.join(" ") : "", h("span", { class: "muted" }, " — " + s.doc))))));
   }
 
   boot();
