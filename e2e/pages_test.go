@@ -219,6 +219,17 @@ func TestBothAndDiff(t *testing.T) {
 	if !strings.Contains(diff, wantDiff) {
 		t.Errorf("sum diff panel says %q; the bits shown give %q", diff, wantDiff)
 	}
+	// The mismatch table names the same elements with the same bits.
+	rows := eval[[][]string](t, ctx, `[...document.querySelectorAll("#diff table tr")].slice(1).map(tr => [...tr.children].map(td => td.innerText))`)
+	if differ > 0 && len(rows) != min(differ, 8) {
+		t.Errorf("the diff table lists %d rows for %d differing elements", len(rows), differ)
+	}
+	for _, r := range rows {
+		i, _ := strconv.Atoi(r[0])
+		if len(r) != 6 || i >= len(cpu) || r[3] != cpu[i].Bits || r[4] != gpu[i].Bits || r[1] == r[2] {
+			t.Errorf("diff table row %q; the grids show %s and %s at %d", r, cpu[min(i, len(cpu)-1)].Bits, gpu[min(i, len(gpu)-1)].Bits, i)
+		}
+	}
 	t.Logf("sum_dim CPU vs WebGPU: %s", wantDiff)
 	screenshot(t, ctx, "both-diff-sum")
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/fkc-playground/fkc/tensor"
 )
@@ -21,9 +22,34 @@ type Diff struct {
 // Mismatch is one differing element.
 type Mismatch struct {
 	Index int    `json:"i"`
-	A     string `json:"a"`
+	A     string `json:"a"` // every digit needed to tell the two apart
 	B     string `json:"b"`
+	ABits string `json:"a_bits"` // the element's bit pattern, hex
+	BBits string `json:"b_bits"`
 	ULP   uint64 `json:"ulp"`
+}
+
+// FormatExact renders element i with as many digits as its dtype needs to
+// round-trip (Format's 4 significant digits hide a few-ULP difference).
+func FormatExact(t *tensor.Tensor, i int) string {
+	if !t.DType.IsFloat() || math.IsNaN(t.At(i)) || math.IsInf(t.At(i), 0) {
+		return Format(t, i)
+	}
+	bits := 32
+	if t.DType == tensor.F64 {
+		bits = 64
+	}
+	return strconv.FormatFloat(t.At(i), 'g', -1, bits)
+}
+
+// Bits is element i's bit pattern in hex, as wide as the dtype.
+func Bits(t *tensor.Tensor, i int) string {
+	w := t.DType.Size()
+	var u uint64
+	for b := w - 1; b >= 0; b-- {
+		u = u<<8 | uint64(t.Data[i*w+b])
+	}
+	return fmt.Sprintf("0x%0*x", 2*w, u)
 }
 
 // Compare diffs a against b bit by bit, and by ULP distance for floats.
@@ -45,7 +71,8 @@ func Compare(a, b *tensor.Tensor) Diff {
 		u := ulps(a, b, i)
 		d.MaxULP = max(d.MaxULP, u)
 		if len(d.Mismatch) < 8 {
-			d.Mismatch = append(d.Mismatch, Mismatch{Index: i, A: Format(a, i), B: Format(b, i), ULP: u})
+			d.Mismatch = append(d.Mismatch, Mismatch{Index: i, A: FormatExact(a, i), B: FormatExact(b, i),
+				ABits: Bits(a, i), BBits: Bits(b, i), ULP: u})
 		}
 	}
 	switch {

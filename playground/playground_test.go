@@ -334,6 +334,8 @@ func TestCompare(t *testing.T) {
 	b.Set(3, float64(math.Nextafter32(2, 3))) // 1 ULP
 	if d := Compare(a, b); d.BitEqual != 2 || d.MaxULP != 1 || len(d.Mismatch) != 2 {
 		t.Fatalf("%+v", d)
+	} else if m := d.Mismatch[1]; m.A != "2" || m.B != "2.0000002" || m.ABits != "0x40000000" || m.BBits != "0x40000001" {
+		t.Fatalf("a 1-ULP mismatch is shown as %+v; it must tell the two apart", m)
 	}
 	h := mk(t, Gen{Shape: "2", DType: "BF16", Kind: "values", Values: "1 1"})
 	h2 := h.Clone()

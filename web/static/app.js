@@ -587,8 +587,9 @@
       const df = resp.diff, ok = df.bit_equal === df.elems;
       results.append(h("div", { class: "diff " + (ok ? "same" : "differs"), id: "diff" },
         h("b", {}, "CPU vs WebGPU: "), df.summary,
-        df.mismatch && df.mismatch.length ? h("table", { class: "grid-t small" }, h("tr", {}, h("th", {}, "flat index"), h("th", {}, "cpu"), h("th", {}, "webgpu"), h("th", {}, "ULP")),
-          df.mismatch.map(m => h("tr", {}, h("td", {}, m.i), h("td", {}, m.a), h("td", {}, m.b), h("td", {}, m.ulp)))) : null));
+        df.mismatch && df.mismatch.length ? h("table", { class: "grid-t small" }, h("tr", {}, ["flat index", "cpu", "webgpu", "cpu bits", "webgpu bits", "ULP apart"].map(x => h("th", {}, x))),
+          df.mismatch.map(m => h("tr", {}, [m.i, m.a, m.b, m.a_bits, m.b_bits, m.ulp].map(x => h("td", {}, x))))) : null,
+        df.mismatch && df.elems - df.bit_equal > df.mismatch.length ? h("div", { class: "muted small" }, `first ${df.mismatch.length} of ${df.elems - df.bit_equal} differing elements; differing cells are outlined in the second output grid`) : null));
     }
     visual.innerHTML = "";
     const okRuns = resp.runs.filter(r => !r.error);
@@ -809,7 +810,14 @@
       const R = st.rowAx >= 0 ? tv.shape[st.rowAx] : 1, C = st.colAx >= 0 ? tv.shape[st.colAx] : 1;
       const rs = Math.min(R, MAXC), cs = Math.min(C, MAXC);
       if (R * C === 0) { body.append(h("p", { class: "muted small" }, "empty")); return; }
-      const g = h("div", { class: "cells", style: `grid-template-columns: 2.2em repeat(${cs}, var(--cw))` });
+      // Cells as wide as the longest value (and label) needs, so nothing is clipped.
+      let wide = 0;
+      for (let r = 0; r < rs; r++) for (let c = 0; c < cs; c++) {
+        const i = flatOf(r, c);
+        wide = Math.max(wide, String(tv.values[i]).length, labels && labels[i] ? labels[i].length * 0.75 : 0);
+      }
+      const cw = Math.max(3.2, 0.52 * wide + 1.1).toFixed(2) + "em";
+      const g = h("div", { class: "cells", style: `grid-template-columns: 2.2em repeat(${cs}, ${cw})` });
       g.append(h("div", { class: "ax corner" }, rank >= 2 ? `${st.rowAx}↓ ${st.colAx}→` : ""));
       for (let c = 0; c < cs; c++) g.append(h("div", { class: "ax" + (reduced && reduced.includes(st.colAx) ? " red" : "") }, rank ? c : ""));
       for (let r = 0; r < rs; r++) {
@@ -844,7 +852,10 @@
       const x0 = a.offsetLeft, y0 = a.offsetTop, x1 = b.offsetLeft + b.offsetWidth, y1 = b.offsetTop + b.offsetHeight;
       const W = g.scrollWidth, H = g.scrollHeight, gx = g.children[1].offsetLeft, gy = g.children[1].offsetTop + g.children[1].offsetHeight;
       const box = (cls, x, y, w, hh, text) => { const d = h("div", { class: "deco " + cls, style: `left:${x}px;top:${y}px;width:${w}px;height:${hh}px` }, text ? h("span", {}, text) : null); g.append(d); };
-      box("interior", x0 - 2, y0 - 2, x1 - x0 + 4, y1 - y0 + 4);
+      // On a slice outside the input region (a fixed axis in the padding), the
+      // box is only a ghost: every cell of this slice is padding.
+      const inSlice = st.fixed.every((f, ax) => ax === st.rowAx || ax === st.colAx || !deco.interior[ax] || (f >= deco.interior[ax][0] && f < deco.interior[ax][1]));
+      box("interior" + (inSlice ? "" : " ghost"), x0 - 2, y0 - 2, x1 - x0 + 4, y1 - y0 + 4, inSlice ? "" : "input region (not on this slice)");
       const cw = a.offsetWidth, ch = a.offsetHeight;
       const padRows = ri[0] > 0 || ri[1] < (st.rowAx >= 0 ? tv.shape[st.rowAx] : 1);
       const padCols = ci[0] > 0 || ci[1] < (st.colAx >= 0 ? tv.shape[st.colAx] : 1);
