@@ -312,7 +312,7 @@
           h("span", { class: "badge be" }, k.backend), h("span", { class: "badge" }, "op_kind " + k.op_kind),
           k.registrable ? h("span", { class: "badge ok" }, "registrable") : h("span", { class: "badge muted" }, "describe-only (registrable: false)"),
           detBadge(k.determinism),
-          s.linked ? h("span", { class: "badge ok", title: s.entry_point }, "linked → " + s.where) :
+          s.linked ? h("span", { class: "badge " + (runsHere(s) === "adapter" ? "warn" : "ok"), title: s.entry_point }, "linked → " + s.where) :
             h("span", { class: "badge muted", title: s.entry_point }, "not linked" + (k.backend === "Vulkan" && !gpu.available ? " (needs WebGPU)" : "")),
           d.lint && d.lint.length ? h("span", { class: "badge warn" }, `${d.lint.length} lint finding${d.lint.length > 1 ? "s" : ""}`) : null),
         d.dispatch ? h("p", { class: "dispatch", html: inlineCode(d.dispatch) }) : null),
@@ -855,7 +855,11 @@
       // On a slice outside the input region (a fixed axis in the padding), the
       // box is only a ghost: every cell of this slice is padding.
       const inSlice = st.fixed.every((f, ax) => ax === st.rowAx || ax === st.colAx || !deco.interior[ax] || (f >= deco.interior[ax][0] && f < deco.interior[ax][1]));
-      box("interior" + (inSlice ? "" : " ghost"), x0 - 2, y0 - 2, x1 - x0 + 4, y1 - y0 + 4, inSlice ? "" : "input region (not on this slice)");
+      box("interior" + (inSlice ? "" : " ghost"), x0 - 2, y0 - 2, x1 - x0 + 4, y1 - y0 + 4);
+      if (!inSlice) {
+        const fx = st.fixed.map((f, ax) => ax === st.rowAx || ax === st.colAx ? null : `axis ${ax} = ${f}`).filter(Boolean).join(", ");
+        body.append(h("p", { class: "muted small slice-note" }, `This slice (${fx}) lies in the padding: none of its cells is inside the input region (dashed: where the input sits on the interior slices).`));
+      }
       const cw = a.offsetWidth, ch = a.offsetHeight;
       const padRows = ri[0] > 0 || ri[1] < (st.rowAx >= 0 ? tv.shape[st.rowAx] : 1);
       const padCols = ci[0] > 0 || ci[1] < (st.colAx >= 0 ? tv.shape[st.colAx] : 1);
@@ -896,7 +900,7 @@
         }
         if (c) c.classList.add(cls);
       },
-      decorate(d) { deco = d; render(); },
+      decorate(d) { deco = d; el.classList.add("has-deco"); render(); },
       setHeat(hh, mark) { heat = hh; heatMark = mark || ""; render(); },
       setLabels(l) { labels = l; render(); },
       markWinners(w) { winners = w; render(); },
