@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/fkc-playground/fkc/ops"
 )
@@ -18,10 +17,10 @@ type GPUBackend struct {
 	Entries []ops.Link
 	// Devices prints the adapters found (name, backend, driver, features, limits).
 	Devices func(w io.Writer) error
-	// Open acquires the GPU device and returns its links, a clock of the
-	// last kernel's device time (submit to results mapped, no uploads), and
-	// a closer.
-	Open func() (links []ops.Link, deviceTime func() time.Duration, closeFn func(), err error)
+	// Open acquires the GPU device and returns its links, the clocks of its
+	// last kernel call (end to end, and kernel-only from GPU timestamps),
+	// and a closer.
+	Open func() (links []ops.Link, clocks ops.DeviceClocks, closeFn func(), err error)
 }
 
 // GPU is nil in a build without a GPU path.
@@ -115,12 +114,12 @@ func engine(backend string) (*ops.Engine, func(), error) {
 		if GPU == nil {
 			return nil, nil, fmt.Errorf("backend %s: this build has no GPU backend", backend)
 		}
-		links, clock, c, err := GPU.Open()
+		links, clocks, c, err := GPU.Open()
 		if err != nil {
 			return nil, nil, fmt.Errorf("backend %s: %v", backend, err)
 		}
 		eng.AddGPU(links)
-		eng.DeviceTime = clock
+		eng.Clocks = clocks
 		closeFn = c
 	}
 	return eng, closeFn, nil

@@ -11,7 +11,8 @@ import (
 )
 
 // Benchmarks report MB/s over the contract's bytes_moved and, as gpu-GB/s,
-// the same bytes over LastGPUTime (submit -> results mapped).
+// the same bytes over LastGPUTime (submit -> results mapped), and as
+// kernel-GB/s over LastKernelTime (GPU timestamps; when available).
 func benchOp(b *testing.B, bytesMoved int64, run func() error) {
 	d := device(b)
 	if err := run(); err != nil { // warm: pipeline build, first allocation
@@ -19,14 +20,18 @@ func benchOp(b *testing.B, bytesMoved int64, run func() error) {
 	}
 	b.SetBytes(bytesMoved)
 	b.ResetTimer()
-	var gpu time.Duration
+	var gpu, kern time.Duration
 	for range b.N {
 		if err := run(); err != nil {
 			b.Fatal(err)
 		}
 		gpu += d.LastGPUTime()
+		kern += d.LastKernelTime()
 	}
 	b.ReportMetric(float64(bytesMoved)*float64(b.N)/gpu.Seconds()/1e9, "gpu-GB/s")
+	if kern > 0 {
+		b.ReportMetric(float64(bytesMoved)*float64(b.N)/kern.Seconds()/1e9, "kernel-GB/s")
+	}
 }
 
 // pad_reflect_b4: bytes_moved = (n_out + n_in) * 4.

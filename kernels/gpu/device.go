@@ -48,6 +48,10 @@ type AdapterInfo struct {
 	MaxComputeWorkgroupStorageSize    uint32
 	MaxStorageBufferBindingSize       uint64
 	MaxBufferSize                     uint64
+
+	// TimestampTickNs is the GPU timestamp period (ns per tick) behind
+	// LastKernelTime; 0 when the adapter has no timestamp queries.
+	TimestampTickNs float64
 }
 
 // String is a multi-line human summary.
@@ -69,6 +73,11 @@ func (a AdapterInfo) String() string {
 	fmt.Fprintf(&b, "  maxComputeInvocationsPerWorkgroup: %d\n", a.MaxComputeInvocationsPerWorkgroup)
 	fmt.Fprintf(&b, "  maxStorageBufferBindingSize: %d\n", a.MaxStorageBufferBindingSize)
 	fmt.Fprintf(&b, "  maxBufferSize: %d\n", a.MaxBufferSize)
+	if a.TimestampTickNs > 0 {
+		fmt.Fprintf(&b, "  kernel timestamps: %g ns/tick\n", a.TimestampTickNs)
+	} else {
+		fmt.Fprintf(&b, "  kernel timestamps: unavailable\n")
+	}
 	if len(a.Features) > 0 {
 		fmt.Fprintf(&b, "  features: %s\n", strings.Join(a.Features, ", "))
 	}
@@ -83,9 +92,10 @@ type Device struct {
 	info  AdapterInfo
 	plat  platform
 
-	mu    sync.Mutex
-	pipes map[string]*pipe
-	last  time.Duration
+	mu         sync.Mutex
+	pipes      map[string]*pipe
+	last       time.Duration
+	lastKernel time.Duration
 
 	lostMu sync.Mutex
 	lost   error
@@ -108,11 +118,24 @@ func (d *Device) String() string {
 }
 
 // LastGPUTime is the wall time of the most recent kernel call from submit to
-// results mapped on the host (uploads and pipeline builds excluded).
+// results mapped on the host: the end-to-end device figure, which includes
+// the queued uploads (queue.WriteBuffer runs at submit), the copies to the
+// staging buffers and the map. Pipeline builds are excluded.
 func (d *Device) LastGPUTime() time.Duration {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.last
+}
+
+// LastKernelTime is the GPU's own time for the compute passes of the most
+// recent kernel call: timestamps written by the command encoder before the
+// first pass and after the last one (uploads, readback copies and the map
+// excluded). 0 when the adapter has no timestamp queries, and always in the
+// browser, whose binding offers no timestamp writes.
+func (d *Device) LastKernelTime() time.Duration {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.lastKernel
 }
 
 // Close releases the device. Later calls return an error.
@@ -271,6 +294,7 @@ func (d *Device) begin(op string) *job {
 		return j
 	}
 	j.enc = enc
+	d.plat.stampBegin(j)
 	return j
 }
 
@@ -455,6 +479,8 @@ func (j *job) run() error {
 		}
 		return j.err
 	}
+	d.lastKernel = 0
+	stamps := d.plat.stampEnd(j)
 	var stages []*buffer
 	for _, o := range j.outs {
 		if j.err != nil {
@@ -511,6 +537,7 @@ func (j *job) run() error {
 		}
 		o.data = body[:o.payload]
 	}
+	d.lastKernel = d.plat.kernelTime(stamps)
 	return nil
 }
 

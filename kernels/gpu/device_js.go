@@ -44,6 +44,12 @@ func (p platform) popScopes(*Device) error {
 	return first
 }
 
+// The JS binding of webgpu v0.23.0 has no query sets or timestamp writes:
+// LastKernelTime stays 0 in the browser.
+func (p *platform) stampBegin(*job)                  {}
+func (p *platform) stampEnd(*job) *outBuf            { return nil }
+func (p *platform) kernelTime(*outBuf) time.Duration { return 0 }
+
 func (p platform) release(d *Device) {
 	if p.js.Truthy() {
 		p.js.Call("destroy")

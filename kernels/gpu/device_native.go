@@ -19,12 +19,146 @@ import (
 type platform struct {
 	instance *wgpu.Instance
 	adapter  *wgpu.Adapter
+
+	// Kernel timing (LastKernelTime): a 2-entry timestamp query set written
+	// by the command encoder around a call's compute passes, and the
+	// nanoseconds per timestamp tick. nil when the adapter lacks the
+	// timestamp-query feature.
+	stamps *wgpu.QuerySet
+	tickNs float64
+}
+
+// stampBegin writes timestamp 0 at the start of a call's encoder (after the
+// queue's pending uploads, which run before the command buffer).
+func (p *platform) stampBegin(j *job) {
+	if p.stamps == nil || j.enc == nil {
+		return
+	}
+	if err := j.enc.WriteTimestamp(p.stamps, 0); err != nil {
+		j.fail("gpu: %s: timestamp: %v", j.op, err)
+	}
+}
+
+// stampEnd writes timestamp 1 after the last compute pass and resolves both
+// into a small buffer that comes back with the outputs (nil if untimed).
+func (p *platform) stampEnd(j *job) *outBuf {
+	if p.stamps == nil || j.enc == nil || j.err != nil {
+		return nil
+	}
+	b := j.newBuffer("timestamps", 16, wgpu.BufferUsageQueryResolve|wgpu.BufferUsageCopySrc)
+	if b == nil {
+		return nil
+	}
+	if err := j.enc.WriteTimestamp(p.stamps, 1); err != nil {
+		j.fail("gpu: %s: timestamp: %v", j.op, err)
+		return nil
+	}
+	if err := j.enc.ResolveQuerySet(p.stamps, 0, 2, b.b, 0); err != nil {
+		j.fail("gpu: %s: resolve timestamps: %v", j.op, err)
+		return nil
+	}
+	o := &outBuf{buf: b, payload: 16, size: 16}
+	j.outs = append(j.outs, o)
+	return o
+}
+
+// kernelTime converts the two resolved timestamps to a duration.
+func (p *platform) kernelTime(o *outBuf) time.Duration {
+	if o == nil || len(o.data) < 16 {
+		return 0
+	}
+	t0 := uint64(getU32(o.data[0:])) | uint64(getU32(o.data[4:]))<<32
+	t1 := uint64(getU32(o.data[8:])) | uint64(getU32(o.data[12:]))<<32
+	if t1 <= t0 {
+		return 0
+	}
+	return time.Duration(float64(t1-t0) * p.tickNs)
+}
+
+// calibrateStamps measures the timestamp tick (wgpu-native v0.19 does not
+// expose Vulkan's timestampPeriod): two timestamps written by two
+// submissions 20 ms apart. Each GPU stamp lies between its submit and its
+// map completing on the host, which brackets the period; when 1 ns/tick is
+// inside the bracket (NVIDIA, lavapipe) it is taken exactly, else the
+// bracket's middle. An implausible result turns kernel timing off rather
+// than report wrong figures.
+func (d *Device) calibrateStamps() {
+	p := &d.plat
+	type sample struct {
+		tick         uint64
+		submit, done time.Time
+		ok           bool
+	}
+	stamp := func(i uint32) (s sample) {
+		enc, err := d.dev.CreateCommandEncoder(&wgpu.CommandEncoderDescriptor{Label: "fkc-calibrate"})
+		if err != nil {
+			return s
+		}
+		defer enc.Release()
+		j := &job{d: d, op: "calibrate", enc: enc}
+		defer func() {
+			for _, b := range j.bufs {
+				b.b.Destroy()
+				b.b.Release()
+			}
+		}()
+		res := j.newBuffer("timestamps", 16, wgpu.BufferUsageQueryResolve|wgpu.BufferUsageCopySrc)
+		stage := j.newBuffer("readback", 16, wgpu.BufferUsageMapRead|wgpu.BufferUsageCopyDst)
+		if j.err != nil {
+			return s
+		}
+		if enc.WriteTimestamp(p.stamps, i) != nil || enc.ResolveQuerySet(p.stamps, 0, 2, res.b, 0) != nil ||
+			enc.CopyBufferToBuffer(res.b, 0, stage.b, 0, 16) != nil {
+			return s
+		}
+		cmd, err := enc.Finish(nil)
+		if err != nil {
+			return s
+		}
+		s.submit = time.Now()
+		d.queue.Submit(cmd)
+		cmd.Release()
+		raw, err := p.readBack(d, []*buffer{stage})
+		s.done = time.Now()
+		if err != nil {
+			return s
+		}
+		v := raw[0][8*i : 8*i+8]
+		s.tick, s.ok = uint64(getU32(v))|uint64(getU32(v[4:]))<<32, true
+		return s
+	}
+	p.tickNs = 0
+	a := stamp(0)
+	time.Sleep(20 * time.Millisecond)
+	b := stamp(1)
+	off := func() {
+		p.stamps.Release()
+		p.stamps = nil
+	}
+	if !a.ok || !b.ok || b.tick <= a.tick {
+		off()
+		return
+	}
+	ticks := float64(b.tick - a.tick)
+	lo := float64(b.submit.Sub(a.done).Nanoseconds()) / ticks
+	hi := float64(b.done.Sub(a.submit).Nanoseconds()) / ticks
+	switch {
+	case lo <= 1 && 1 <= hi:
+		p.tickNs = 1
+	case lo > 0.01 && hi < 1000:
+		p.tickNs = (lo + hi) / 2
+	default:
+		off()
+	}
 }
 
 func (platform) pushScopes(*Device)      {}
 func (platform) popScopes(*Device) error { return nil }
 
 func (p platform) release(d *Device) {
+	if p.stamps != nil {
+		p.stamps.Release()
+	}
 	if d.queue != nil {
 		d.queue.Release()
 	}
@@ -66,10 +200,14 @@ func OpenNative() (*Device, error) {
 	lim := ad.GetLimits().Limits
 	feats := ad.EnumerateFeatures()
 	var want []wgpu.FeatureName
-	hasF64 := false
+	hasF64, hasStamps := false, false
 	for _, f := range feats {
-		if f == wgpu.NativeFeatureShaderF64 {
+		switch f {
+		case wgpu.NativeFeatureShaderF64:
 			hasF64 = true
+			want = append(want, f)
+		case wgpu.FeatureNameTimestampQuery:
+			hasStamps = true
 			want = append(want, f)
 		}
 	}
@@ -123,6 +261,14 @@ func OpenNative() (*Device, error) {
 		MaxStorageBufferBindingSize:       dl.MaxStorageBufferBindingSize,
 		MaxBufferSize:                     dl.MaxBufferSize,
 	}
+	if hasStamps {
+		qs, err := dev.CreateQuerySet(&wgpu.QuerySetDescriptor{Label: "fkc-kernel-time", Type: wgpu.QueryTypeTimestamp, Count: 2})
+		if err == nil {
+			d.plat.stamps = qs
+			d.calibrateStamps()
+		}
+	}
+	d.info.TimestampTickNs = d.plat.tickNs
 	return d, nil
 }
 

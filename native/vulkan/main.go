@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/cogentcore/webgpu/wgpu"
 
@@ -29,12 +28,12 @@ func main() {
 			fmt.Fprint(w, d.Info().String())
 			return nil
 		},
-		Open: func() ([]ops.Link, func() time.Duration, func(), error) {
+		Open: func() ([]ops.Link, ops.DeviceClocks, func(), error) {
 			d, err := gpu.OpenNative()
 			if err != nil {
-				return nil, nil, nil, err
+				return nil, ops.DeviceClocks{}, nil, err
 			}
-			return gpu.Links(d), d.LastGPUTime, d.Close, nil
+			return gpu.Links(d), ops.DeviceClocks{EndToEnd: d.LastGPUTime, Kernel: d.LastKernelTime}, d.Close, nil
 		},
 	}
 	os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr))
