@@ -560,3 +560,53 @@ func TestGPUErrorIsAMessage(t *testing.T) {
 		t.Errorf("after the GPU error, pad on webgpu: %s", r.Err)
 	}
 }
+
+// The catalog says which kernels run here: every linked CPU kernel, and
+// the GPU kernels this WebGPU adapter can run (the f64 atomics ones not).
+func TestCatalogRunsHere(t *testing.T) {
+	ctx := tab(t, nil)
+	open(t, ctx, "")
+	needGPU(t, ctx)
+	eng, err := ops.NewDefault()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := eval[map[string]string](t, ctx, `Object.fromEntries([...document.querySelectorAll("tr.krow")].map(r => [r.dataset.id, r.querySelector("td.link").innerText]))`)
+	cpuN, gpuN := 0, 0
+	for _, r := range eng.Reg.Kernels() {
+		id := r.Doc.Provider.Name + "/" + r.Kernel.Name
+		got := rows[id]
+		switch {
+		case r.Kernel.Backend == "Cpu":
+			want := "docs only"
+			if len(eng.Exercised(r.Kernel.EntryPoint)) > 0 {
+				want, cpuN = "▶ CPU", cpuN+1
+			}
+			if got != want {
+				t.Errorf("%s (CPU): runs-here column %q, want %q", id, got, want)
+			}
+		case strings.HasSuffix(r.Kernel.Name, "_f64") && strings.HasPrefix(r.Kernel.Name, "pad_backward_"):
+			if got != "WebGPU: not on this adapter" && got != "▶ WebGPU" {
+				t.Errorf("%s: runs-here column %q", id, got)
+			}
+			if r.Kernel.Name == "pad_backward_reflect_f64" && got != "WebGPU: not on this adapter" {
+				t.Errorf("%s: runs-here column %q, want the adapter warning", id, got)
+			}
+			if got == "▶ WebGPU" {
+				gpuN++
+			}
+		default:
+			if got != "▶ WebGPU" {
+				t.Errorf("%s (GPU): runs-here column %q, want ▶ WebGPU", id, got)
+			}
+			gpuN++
+		}
+	}
+	n := eval[int](t, ctx, `(() => { const f = document.querySelector("form.filters"); f.elements.runs.checked = true; f.dispatchEvent(new Event("input")); return document.querySelectorAll("tr.krow").length; })()`)
+	if n != cpuN+gpuN {
+		t.Errorf("'runnable here' leaves %d rows, want %d CPU + %d WebGPU", n, cpuN, gpuN)
+	}
+	if legend := eval[string](t, ctx, `document.querySelector(".runs-legend").innerText`); !strings.Contains(legend, "(available)") {
+		t.Errorf("runs-here legend %q", legend)
+	}
+}
