@@ -335,11 +335,14 @@ func (j *job) newBuffer(what string, size uint64, usage wgpu.BufferUsage) *buffe
 	return bb
 }
 
-func (j *job) write(b *buffer, data []byte) {
-	if j.err != nil || b == nil {
+func (j *job) write(b *buffer, data []byte) { j.writeAt(b, 0, data) }
+
+// writeAt queues an upload of data (a whole number of words) at offset.
+func (j *job) writeAt(b *buffer, offset uint64, data []byte) {
+	if j.err != nil || b == nil || len(data) == 0 {
 		return
 	}
-	if err := j.d.queue.WriteBuffer(b.b, 0, data); err != nil {
+	if err := j.d.queue.WriteBuffer(b.b, offset, data); err != nil {
 		j.fail("gpu: %s: upload: %v", j.op, err)
 	}
 }
@@ -384,31 +387,48 @@ func (j *job) output(what string, payload int, init []byte, guarded bool) *outBu
 	if b == nil {
 		return &outBuf{}
 	}
-	content := make([]byte, size)
-	if guarded {
-		for i := range content {
-			content[i] = poison
+	// WebGPU zero-fills new buffers (wgpu clears them on the GPU before
+	// first use), so a zero body needs no upload: only the guard words and
+	// the last payload word (zero lanes, then poisoned tail lanes) are
+	// written, which keeps the end-to-end time free of an output-sized copy.
+	switch {
+	case init != nil || !guarded:
+		if init != nil {
+			content := make([]byte, size)
+			copy(content[4*g:], init)
+			if guarded {
+				for i := range content[:4*g] {
+					content[i] = poison
+				}
+				for i := 4*g + payload; i < len(content); i++ {
+					content[i] = poison
+				}
+			}
+			j.write(b, content)
 		}
-		body := content[4*g : 4*g+payload]
-		clear(body)
-		copy(body, init)
-	} else {
-		copy(content, init)
+	default:
+		head := make([]byte, 4*g)
+		for i := range head {
+			head[i] = poison
+		}
+		j.writeAt(b, 0, head)
+		from := 4*g + payload&^3 // the last (possibly partial) payload word
+		tail := make([]byte, int(size)-from)
+		for i := payload & 3; i < len(tail); i++ {
+			tail[i] = poison
+		}
+		j.writeAt(b, uint64(from), tail)
 	}
-	j.write(b, content)
 	o := &outBuf{buf: b, payload: payload, guarded: guarded, size: size}
 	j.outs = append(j.outs, o)
 	return o
 }
 
-// scratch allocates a device-only read-write buffer (zero-filled).
+// scratch allocates a device-only read-write buffer, zero-filled by WebGPU
+// itself (no upload).
 func (j *job) scratch(what string, bytes int) *buffer {
 	n := max(4, round4(bytes))
-	b := j.newBuffer(what, uint64(n), wgpu.BufferUsageStorage|wgpu.BufferUsageCopyDst)
-	if b != nil {
-		j.write(b, make([]byte, n))
-	}
-	return b
+	return j.newBuffer(what, uint64(n), wgpu.BufferUsageStorage|wgpu.BufferUsageCopyDst)
 }
 
 // groups converts a thread count to workgroups.
