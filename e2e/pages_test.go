@@ -453,6 +453,10 @@ func TestIndexingVisuals(t *testing.T) {
 	if fmt.Sprint(fillGot) != fmt.Sprint(fillWant) || fmt.Sprint(trueGot) != fmt.Sprint(fillWant) {
 		t.Errorf("fill cells %v, true mask cells %v; the mask is true at %v", fillGot, trueGot, fillWant)
 	}
+	// A true mask cell is readable: its "T" is not white on white.
+	if c := eval[string](t, ctx, `(() => { const v = document.querySelector('#visual .gridbox[data-grid="mask"] .cell.true .v'); const s = getComputedStyle(v); return s.color + " on " + s.backgroundColor; })()`); strings.HasPrefix(c, "rgb(255, 255, 255) on rgba(255, 255, 255") {
+		t.Errorf("a true mask cell's text is %s", c)
+	}
 	hoverCell(t, ctx, fmt.Sprintf(`#visual .gridbox.out .cell[data-i="%d"]`, fillWant[0]))
 	if s := srcCells(t, ctx, "mask"); fmt.Sprint(s) != fmt.Sprint([]int{fillWant[0]}) {
 		t.Errorf("hovering fill cell %d highlights mask cells %v", fillWant[0], s)
