@@ -1,3 +1,11 @@
+//go:build debugpage
+
+// A developer's tool, not a check: screenshot any page of the playground.
+//
+//	FKC_DEBUG_HASH='#/k/fuel-reference-backend%2Fsum_all' go test -tags debugpage -run Debug ./e2e
+//
+// It writes e2e/screenshots/debug.png and logs the Try-it panel's text.
+
 package e2e
 
 import (
