@@ -64,7 +64,7 @@ func (d *Device) runIndex(c *indexCall) (*tensor.Tensor, error) {
 	} else {
 		defs = []wgsl.Def{{Name: "EB", Value: uint32(eb)}, {Name: "DT", Value: 0}}
 	}
-	rw := []bool{false, false, false, false, true, true}
+	rw := []bool{false, false, false, false, true, true, false}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	pchk, err := d.pipeline(kernelSpec{name: name, file: "index.wgsl", entry: "check", defs: defs, rw: rw})
@@ -75,8 +75,20 @@ func (d *Device) runIndex(c *indexCall) (*tensor.Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
+	var csr []uint32
+	switch c.entry {
+	case "index_add":
+		csr = csrByIndex(c.idx.U32(), c.bound)
+	case "scatter_add":
+		csr = csrByTarget(c.idx.U32(), c.src.Shape, c.a, c.dim, c.bound)
+	}
 	p := make([]uint32, 32)
 	p[0], p[1], p[2], p[3], p[4], p[5] = uint32(n), uint32(len(c.a)), uint32(c.dim), uint32(nIdx), uint32(c.bound), uint32(c.length)
+	if c.entry == "index_add" {
+		p[6] = uint32(c.bound + 1)
+	} else if c.entry == "scatter_add" {
+		p[6] = uint32(n + 1)
+	}
 	for i := range c.a {
 		p[8+i] = uint32(c.a[i])
 		if i < len(c.b) {
@@ -94,12 +106,16 @@ func (d *Device) runIndex(c *indexCall) (*tensor.Tensor, error) {
 	}
 	dst := j.output("out", len(out.Data), nil, true)
 	flag := j.output("index_error", 4, []byte{0xff, 0xff, 0xff, 0xff}, false)
-	j.dispatch(pchk, groupsFor(uint64(nIdx)), params, data, idx, src, dst.buf, flag.buf)
+	cb := idx // binding 6 is read by the adds only
+	if csr != nil {
+		cb = j.words("csr", csr)
+	}
+	j.dispatch(pchk, groupsFor(uint64(nIdx)), params, data, idx, src, dst.buf, flag.buf, cb)
 	words := elemWords(n, eb)
 	if c.add {
 		words = elemWords(n, c.data.DType.Size())
 	}
-	j.dispatch(pk, groupsFor(words), params, data, idx, src, dst.buf, flag.buf)
+	j.dispatch(pk, groupsFor(words), params, data, idx, src, dst.buf, flag.buf, cb)
 	if err := j.run(); err != nil {
 		return nil, err
 	}
@@ -232,7 +248,8 @@ func checkAddOperands(op string, base, indices, src *tensor.Tensor, dim int) err
 
 // IndexAdd: copy of base with out[..., idx[i], ...] += src[..., i, ...],
 // deterministic: one thread per output element adds its contributions in
-// src flat order, in the dtype (bitwise equal to the CPU oracle).
+// src flat order, in the dtype (bitwise equal to the CPU oracle); the
+// contributions come from a host-built bucket table (O(base_n + src_n)).
 func (d *Device) IndexAdd(base, indices, src *tensor.Tensor, dim int) (*tensor.Tensor, error) {
 	const op = "index_add"
 	if err := checkAddOperands(op, base, indices, src, dim); err != nil {
@@ -259,7 +276,8 @@ func (d *Device) IndexAdd(base, indices, src *tensor.Tensor, dim int) (*tensor.T
 
 // ScatterAdd: copy of base with out[p with dim <- idx[p]] += src[p],
 // deterministic: one thread per output element adds its contributions in
-// src flat order, in the dtype (bitwise equal to the CPU oracle).
+// src flat order, in the dtype (bitwise equal to the CPU oracle); the
+// contributions come from a host-built bucket table (O(base_n + src_n)).
 func (d *Device) ScatterAdd(base, indices, src *tensor.Tensor, dim int) (*tensor.Tensor, error) {
 	const op = "scatter_add"
 	if err := checkAddOperands(op, base, indices, src, dim); err != nil {
@@ -277,4 +295,82 @@ func (d *Device) ScatterAdd(base, indices, src *tensor.Tensor, dim int) (*tensor
 	return d.runIndex(&indexCall{op: op, entry: "scatter_add", data: base, idx: indices, src: src, dim: dim,
 		outShape: base.Shape, a: base.Shape, b: src.Shape, bound: base.Shape[dim], length: src.Shape[dim],
 		operand: "indices", limit: "base.shape[dim]", add: true})
+}
+
+// csrByIndex is index_add's bucket table, a stable counting sort of the
+// index positions by value: [off[0..nb], order...], where bucket c =
+// order[off[c]:off[c+1]] lists the i with idx[i] == c in ascending order.
+// Out-of-range indices are left out (the GPU check pass reports them).
+func csrByIndex(idx []uint32, nb int) []uint32 {
+	out := make([]uint32, nb+1+len(idx))
+	off, order := out[:nb+1], out[nb+1:]
+	for _, v := range idx {
+		if int64(v) < int64(nb) {
+			off[v+1]++
+		}
+	}
+	for c := range nb {
+		off[c+1] += off[c]
+	}
+	cur := append([]uint32(nil), off[:nb]...)
+	for i, v := range idx {
+		if int64(v) < int64(nb) {
+			order[cur[v]] = uint32(i)
+			cur[v]++
+		}
+	}
+	return out[:nb+1+int(off[nb])]
+}
+
+// csrByTarget is scatter_add's bucket table: every src flat position p goes
+// to the output element it adds into (p's coordinates in base, dim <-
+// idx[p]); [off[0..base_n], order...], bucket e = order[off[e]:off[e+1]]
+// lists those p in ascending (src flat) order. Out-of-range indices are
+// left out (the GPU check pass reports them).
+func csrByTarget(idx []uint32, srcShape, baseShape []int, dim, bound int) []uint32 {
+	nBase := tensor.NumElems(baseShape)
+	bst := tensor.Strides(baseShape)
+	const none = ^uint32(0)
+	tgt := make([]uint32, len(idx))
+	rank := len(srcShape)
+	coord := make([]int, rank)
+	eoff := 0 // Σ_{a != dim} coord[a]·bst[a]
+	for p, v := range idx {
+		if int64(v) < int64(bound) {
+			tgt[p] = uint32(eoff + int(v)*bst[dim])
+		} else {
+			tgt[p] = none
+		}
+		for a := rank - 1; a >= 0; a-- {
+			coord[a]++
+			if a != dim {
+				eoff += bst[a]
+			}
+			if coord[a] < srcShape[a] {
+				break
+			}
+			if a != dim {
+				eoff -= coord[a] * bst[a]
+			}
+			coord[a] = 0
+		}
+	}
+	out := make([]uint32, nBase+1+len(idx))
+	off, order := out[:nBase+1], out[nBase+1:]
+	for _, e := range tgt {
+		if e != none {
+			off[e+1]++
+		}
+	}
+	for e := range nBase {
+		off[e+1] += off[e]
+	}
+	cur := append([]uint32(nil), off[:nBase]...)
+	for p, e := range tgt {
+		if e != none {
+			order[cur[e]] = uint32(p)
+			cur[e]++
+		}
+	}
+	return out[:nBase+1+int(off[nBase])]
 }

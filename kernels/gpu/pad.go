@@ -138,9 +138,18 @@ func (d *Device) Pad(x *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad, fi
 	if nOut == 0 {
 		return out, nil
 	}
+	// Table path (see pad.wgsl, TAB): when the innermost output axis has at
+	// least 4 elements the tables are at most a quarter of the output.
+	tab := x.Rank() >= 1 && outShape[x.Rank()-1] >= 4
+	tabVal := uint32(0)
+	name := PadKernel(x.DType, mode)
+	if tab {
+		tabVal = 1
+		name += "_tab" // a pipeline variant, same contract kernel
+	}
 	spec := kernelSpec{
-		name: PadKernel(x.DType, mode), file: "pad.wgsl", entry: "main",
-		defs: []wgsl.Def{{Name: "EB", Value: uint32(eb)}, {Name: "MODE", Value: uint32(mode)}, {Name: "DIR", Value: 0}},
+		name: name, file: "pad.wgsl", entry: "main",
+		defs: []wgsl.Def{{Name: "EB", Value: uint32(eb)}, {Name: "MODE", Value: uint32(mode)}, {Name: "DIR", Value: 0}, {Name: "TAB", Value: tabVal}},
 		rw:   []bool{false, false, false, true},
 	}
 	d.mu.Lock()
@@ -149,9 +158,16 @@ func (d *Device) Pad(x *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad, fi
 	if err != nil {
 		return nil, err
 	}
-	j := d.begin(spec.name)
-	params := j.words("params", []uint32{uint32(nOut), uint32(x.Rank()), lo, hi})
-	sb := j.words("shape_buf", shapeBuf(x.Shape, outShape, pads))
+	j := d.begin(PadKernel(x.DType, mode))
+	var params, sb *buffer
+	if tab {
+		rt, ct := padTables(x.Shape, outShape, pads, mode)
+		params = j.words("params", []uint32{uint32(nOut), uint32(len(rt)), lo, hi, uint32(outShape[x.Rank()-1])})
+		sb = j.words("pad_tables", append(rt, ct...))
+	} else {
+		params = j.words("params", []uint32{uint32(nOut), uint32(x.Rank()), lo, hi})
+		sb = j.words("shape_buf", shapeBuf(x.Shape, outShape, pads))
+	}
 	src := j.input("input", x.Data)
 	dst := j.output("out", len(out.Data), nil, true)
 	j.dispatch(p, groupsFor(elemWords(nOut, eb)), params, sb, src, dst.buf)
@@ -212,7 +228,7 @@ func (d *Device) PadBackward(gradOut *tensor.Tensor, mode kernels.Mode, pads []k
 		eb := dt.Size()
 		p, err := d.pipeline(kernelSpec{
 			name: name, file: "pad.wgsl", entry: "main",
-			defs: []wgsl.Def{{Name: "EB", Value: uint32(eb)}, {Name: "MODE", Value: 0}, {Name: "DIR", Value: 1}},
+			defs: []wgsl.Def{{Name: "EB", Value: uint32(eb)}, {Name: "MODE", Value: 0}, {Name: "DIR", Value: 1}, {Name: "TAB", Value: 0}},
 			rw:   []bool{false, false, false, true},
 		})
 		if err != nil {
@@ -307,3 +323,59 @@ func (d *Device) MaskedFill(x, mask *tensor.Tensor, fill []byte) (*tensor.Tensor
 }
 
 func sameShape(a, b []int) bool { return kernels.SameShape(a, b) }
+
+// padMap maps an output coordinate c of one axis to its input coordinate
+// (-1: a constant-fill slot), as pad.wgsl's source_index does.
+func padMap(c, before, n int, mode kernels.Mode) int {
+	j := c - before
+	switch mode {
+	case kernels.Reflect:
+		if j < 0 {
+			j = -j
+		}
+		if j >= n {
+			j = 2*(n-1) - j
+		}
+	case kernels.Replicate:
+		j = min(max(j, 0), n-1)
+	default:
+		if j < 0 || j >= n {
+			return -1
+		}
+	}
+	return j
+}
+
+// padTables builds the forward pad's tables (pad.wgsl, TAB = 1): the source
+// element offset of every output row (outer axes), and the source column of
+// every innermost output coordinate; none (^0) marks constant-fill slots.
+func padTables(in, out []int, pads []kernels.Pad, mode kernels.Mode) (rows, cols []uint32) {
+	const none = ^uint32(0)
+	r := len(in)
+	st := tensor.Strides(in)
+	cols = make([]uint32, out[r-1])
+	for c := range cols {
+		if j := padMap(c, pads[r-1].Before, in[r-1], mode); j < 0 {
+			cols[c] = none
+		} else {
+			cols[c] = uint32(j)
+		}
+	}
+	// rows: built axis by axis, outermost first (row-major order).
+	rows = []uint32{0}
+	for a := 0; a < r-1; a++ {
+		next := make([]uint32, 0, len(rows)*out[a])
+		for _, base := range rows {
+			for c := range out[a] {
+				j := padMap(c, pads[a].Before, in[a], mode)
+				if base == none || j < 0 {
+					next = append(next, none)
+				} else {
+					next = append(next, base+uint32(j*st[a]))
+				}
+			}
+		}
+		rows = next
+	}
+	return rows, cols
+}

@@ -13,17 +13,24 @@
 //
 // Movers write one element per thread (one word per thread for 2-byte
 // elements). The adds are deterministic: one thread per output element
-// folds every contribution in src flat order, in the dtype (halves: widen,
+// folds its contributions in src flat order, in the dtype (halves: widen,
 // add at f32, narrow with RNE after every add = the half-precision add),
-// so they reproduce the oracle's sequential order exactly.
+// so they reproduce the oracle's sequential order exactly. Which src
+// elements contribute to which output comes from `csr`, a stable counting
+// sort of the indices built by the host (O(n), ascending src order in each
+// bucket): index_add buckets src slices i by idx[i] (off[c]..off[c+1] over
+// order = i ascending), scatter_add buckets src flat positions p by their
+// target output element (off[e]..off[e+1] over order = p ascending).
 
 @group(0) @binding(0) var<storage, read> P: array<u32>;
-// P: [n_out, rank, dim, n_idx, bound, len, 0, 0, A[8] (data/base shape), B[8] (indices/src shape), O[8] (out shape)]
+// P: [n_out, rank, dim, n_idx, bound, len, order0, 0, A[8] (data/base shape), B[8] (indices/src shape), O[8] (out shape)]
 @group(0) @binding(1) var<storage, read> data: array<u32>;
 @group(0) @binding(2) var<storage, read> idx: array<u32>;
 @group(0) @binding(3) var<storage, read> src: array<u32>;
 @group(0) @binding(4) var<storage, read_write> dst: array<u32>;
 @group(0) @binding(5) var<storage, read_write> err: array<atomic<u32>>;
+// csr (adds only): [off[0..nb], order...], order at word P[6].
+@group(0) @binding(6) var<storage, read> csr: array<u32>;
 
 fn bad(pos: u32) {
     atomicMin(&err[0], pos);
@@ -173,58 +180,28 @@ fn add(acc: f32, v: f32) -> f32 {
     return bitcast<f32>(bf16_bits_to_f32_bits(b));
 }
 
-// index_add: out[e] = base[e] + Σ_{i: idx[i] == c} src[e with dim <- i], i ascending.
+// index_add: out[e] = base[e] + Σ_{i: idx[i] == c} src[e with dim <- i], i
+// ascending: bucket c of csr lists exactly those i, in ascending order.
 fn index_add_one(e: u32) -> u32 {
     let c = coord_dim(e, 8u);
     var acc = load_f(false, e);
-    let len = P[5];
-    for (var i = 0u; i < len; i = i + 1u) {
-        let v = idx[i];
-        if (v >= P[4]) {
-            bad(i);
-            continue;
-        }
-        if (v == c) {
-            acc = add(acc, load_f(true, remap(e, 8u, 16u, i)));
-        }
+    let o0 = P[6];
+    let end = csr[c + 1u];
+    for (var q = csr[c]; q < end; q = q + 1u) {
+        acc = add(acc, load_f(true, remap(e, 8u, 16u, csr[o0 + q])));
     }
     return to_bits(acc);
 }
 
-// Is every non-dim coordinate of base element e inside src's shape?
-fn in_src(e: u32) -> bool {
-    let rank = P[1];
-    let dim = P[2];
-    var r = e;
-    for (var a = i32(rank) - 1; a >= 0; a = a - 1) {
-        let ax = u32(a);
-        let c = r % P[8u + ax];
-        r = r / P[8u + ax];
-        if (ax != dim && c >= P[16u + ax]) {
-            return false;
-        }
-    }
-    return true;
-}
-
-// scatter_add: out[e] = base[e] + Σ_{j: idx[p_j] == c} src[p_j], p_j = e's
-// non-dim coordinates in src with dim <- j, j ascending (= src flat order).
+// scatter_add: out[e] = base[e] + Σ src[p] over the src positions p whose
+// target (p with dim <- idx[p]) is e, p ascending (= src flat order): bucket e
+// of csr lists exactly those p, in ascending order.
 fn scatter_add_one(e: u32) -> u32 {
     var acc = load_f(false, e);
-    if (in_src(e)) {
-        let c = coord_dim(e, 8u);
-        let len = P[5];
-        for (var j = 0u; j < len; j = j + 1u) {
-            let p = remap(e, 8u, 16u, j);
-            let v = idx[p];
-            if (v >= P[4]) {
-                bad(p);
-                continue;
-            }
-            if (v == c) {
-                acc = add(acc, load_f(true, p));
-            }
-        }
+    let o0 = P[6];
+    let end = csr[e + 1u];
+    for (var q = csr[e]; q < end; q = q + 1u) {
+        acc = add(acc, load_f(true, csr[o0 + q]));
     }
     return to_bits(acc);
 }

@@ -13,6 +13,14 @@
 //   replicate: clamp(j, 0, n-1). The reflect precondition (pads <= n-1) is
 //   checked by the host before dispatch (kernels.PadOutShape).
 // Backward constant: grad_in[c] = grad_out[c + left_pad] (one read per input slot).
+//
+// TAB = 1 (forward, rank >= 1, innermost output axis >= 4): shape_buf holds
+// host-built tables instead of the shapes: rowtab[r] = source element offset
+// of output row r (its outer coordinates mapped through the mode, NONE for a
+// constant-fill row), then coltab[col] = mapped innermost coordinate (NONE:
+// fill), at word P[1]. Output element e = (row e / n_last, col e % n_last)
+// costs one division and two cached table reads instead of a div/mod chain
+// over every axis; P: [n_elems, rows, fill_lo, fill_hi, n_last].
 
 @group(0) @binding(0) var<storage, read> P: array<u32>;          // [n_elems, rank, fill_lo, fill_hi]
 @group(0) @binding(1) var<storage, read> shape_buf: array<u32>;  // [in_shape, out_shape, left_pad] (rank each)
@@ -58,6 +66,24 @@ fn source_index(e: u32) -> u32 {
     return s;
 }
 
+fn source_index_tab(e: u32) -> u32 {
+    let nl = P[4];
+    let row = e / nl;
+    let rs = shape_buf[row];
+    let cs = shape_buf[P[1] + (e - row * nl)];
+    if (rs == NONE || cs == NONE) {
+        return NONE;
+    }
+    return rs + cs;
+}
+
+fn source_of(e: u32) -> u32 {
+    if (TAB == 1u) {
+        return source_index_tab(e);
+    }
+    return source_index(e);
+}
+
 fn load_lane(s: u32) -> u32 {
     if (EB == 1u) {
         return (src[s >> 2u] >> ((s & 3u) * 8u)) & 0xffu;
@@ -73,7 +99,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>,
     let n = P[0];
     if (EB == 4u) {
         if (t >= n) { return; }
-        let s = source_index(t);
+        let s = source_of(t);
         if (s == NONE) {
             dst[GUARD + t] = P[2];
         } else {
@@ -81,7 +107,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>,
         }
     } else if (EB == 8u) {
         if (t >= n) { return; }
-        let s = source_index(t);
+        let s = source_of(t);
         if (s == NONE) {
             dst[GUARD + 2u * t] = P[2];
             dst[GUARD + 2u * t + 1u] = P[3];
@@ -101,7 +127,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>,
         for (var l = 0u; l < per; l = l + 1u) {
             let e = first + l;
             if (e >= n) { break; }
-            let s = source_index(e);
+            let s = source_of(e);
             var v = 0u;
             if (s == NONE) {
                 v = P[2];
