@@ -25,8 +25,8 @@ const (
 	finVal  = 2
 	finArg  = 3
 
-	chunk  = 4 * wgSize // elements per workgroup per level (CH in reduce.wgsl)
-	seqMax = 32         // segments this short are folded by one thread, in order
+	chunk  = 16 * wgSize // elements per workgroup per level (CH in reduce.wgsl)
+	seqMax = 32          // segments this short are folded by one thread, in order
 )
 
 func dtTag(dt tensor.DType) uint32 {

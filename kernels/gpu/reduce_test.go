@@ -151,8 +151,8 @@ func TestReduceMaxToBitwise(t *testing.T) {
 }
 
 // sumDepth is the longest chain of roundings any element passes through in
-// the GPU sum of K elements: K-1 for the sequential short path, 10 per tree
-// level (2 pairwise per thread + 8 in the 256-wide shared tree) otherwise.
+// the GPU sum of K elements: K-1 for the sequential short path, 12 per tree
+// level (4 pairwise per thread + 8 in the 256-wide shared tree) otherwise.
 func sumDepth(K int) int {
 	if K <= seqMax {
 		return max(K-1, 0)
@@ -165,7 +165,7 @@ func sumDepth(K int) int {
 			break
 		}
 	}
-	return 10 * levels
+	return 12 * levels
 }
 
 func gamma(k int) float64 {

@@ -10,8 +10,9 @@
 // the reduced ("collapsed") axes, both row-major, so k increases with the
 // input flat index inside a segment (the host merges contiguous axes).
 //
-// `level` (one workgroup per chunk of CH = 4·W elements of one segment):
-// each thread combines 4 elements pairwise, then a shared-memory tree; the
+// `level` (one workgroup per chunk of CH = 16·W elements of one segment):
+// each thread loads 16 elements W apart (coalesced, all loads independent)
+// and combines them pairwise (depth 4), then a shared-memory tree; the
 // host repeats levels over the partials until one partial per segment is
 // left, then `finalize` (one thread per output word) writes the result.
 // `seq` is the short-segment path: one thread folds a whole segment in k order.
@@ -24,7 +25,7 @@
 // zeros included): the result is the first element equal to the extremum;
 // no candidate (empty / all-NaN) -> the ∓inf seed.
 
-const CH: u32 = 1024u;   // elements per workgroup per level (4 per thread)
+const CH: u32 = 4096u;   // elements per workgroup per level (16 per thread)
 
 @group(0) @binding(0) var<storage, read> P: array<u32>;
 // P: [n_seg, K, Kcur, C, level0, nk, nc, 0, ksize[8], kstride[8], csize[8], cstride[8]]
@@ -145,6 +146,17 @@ fn pick(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
     return a;
 }
 
+// Four inputs W apart, combined pairwise.
+fn sum4(seg: u32, base: u32, k: u32) -> f32 {
+    return (sum_item(seg, base, k) + sum_item(seg, base, k + W)) +
+           (sum_item(seg, base, k + 2u * W) + sum_item(seg, base, k + 3u * W));
+}
+
+fn pick4(seg: u32, base: u32, k: u32) -> vec2<u32> {
+    return pick(pick(pair_item(seg, base, k), pair_item(seg, base, k + W)),
+                pick(pair_item(seg, base, k + 2u * W), pair_item(seg, base, k + 3u * W)));
+}
+
 @compute @workgroup_size(256)
 fn level(@builtin(workgroup_id) wid: vec3<u32>,
          @builtin(num_workgroups) nwg: vec3<u32>,
@@ -159,8 +171,8 @@ fn level(@builtin(workgroup_id) wid: vec3<u32>,
         base = seg_base(seg);
     }
     if (OP == 0u) {
-        let a = sum_item(seg, base, k0) + sum_item(seg, base, k0 + W);
-        let b = sum_item(seg, base, k0 + 2u * W) + sum_item(seg, base, k0 + 3u * W);
+        let a = sum4(seg, base, k0) + sum4(seg, base, k0 + 4u * W);
+        let b = sum4(seg, base, k0 + 8u * W) + sum4(seg, base, k0 + 12u * W);
         shs[lid] = a + b;
         for (var s = W / 2u; s > 0u; s = s >> 1u) {
             workgroupBarrier();
@@ -172,8 +184,8 @@ fn level(@builtin(workgroup_id) wid: vec3<u32>,
             pout[g] = bitcast<u32>(shs[0]);
         }
     } else {
-        let a = pick(pair_item(seg, base, k0), pair_item(seg, base, k0 + W));
-        let b = pick(pair_item(seg, base, k0 + 2u * W), pair_item(seg, base, k0 + 3u * W));
+        let a = pick(pick4(seg, base, k0), pick4(seg, base, k0 + 4u * W));
+        let b = pick(pick4(seg, base, k0 + 8u * W), pick4(seg, base, k0 + 12u * W));
         let c = pick(a, b);
         shv[lid] = c.x;
         shi[lid] = c.y;
