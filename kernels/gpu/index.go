@@ -75,20 +75,15 @@ func (d *Device) runIndex(c *indexCall) (*tensor.Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	var csr []uint32
+	var off, order []uint32
 	switch c.entry {
 	case "index_add":
-		csr = csrByIndex(c.idx.U32(), c.bound)
+		off, order = bucketsByIndex(c.idx.U32(), c.bound)
 	case "scatter_add":
-		csr = csrByTarget(c.idx.U32(), c.src.Shape, c.a, c.dim, c.bound)
+		off, order = bucketsByTarget(c.idx.U32(), c.src.Shape, c.a, c.dim, c.bound)
 	}
 	p := make([]uint32, 32)
 	p[0], p[1], p[2], p[3], p[4], p[5] = uint32(n), uint32(len(c.a)), uint32(c.dim), uint32(nIdx), uint32(c.bound), uint32(c.length)
-	if c.entry == "index_add" {
-		p[6] = uint32(c.bound + 1)
-	} else if c.entry == "scatter_add" {
-		p[6] = uint32(n + 1)
-	}
 	for i := range c.a {
 		p[8+i] = uint32(c.a[i])
 		if i < len(c.b) {
@@ -106,16 +101,18 @@ func (d *Device) runIndex(c *indexCall) (*tensor.Tensor, error) {
 	}
 	dst := j.output("out", len(out.Data), nil, true)
 	flag := j.output("index_error", 4, []byte{0xff, 0xff, 0xff, 0xff}, false)
-	cb := idx // binding 6 is read by the adds only
-	if csr != nil {
-		cb = j.words("csr", csr)
+	// The adds read their bucket table: off at binding 6, order in the
+	// indices' slot (the check pass reads the indices themselves).
+	ob, kidx := idx, idx
+	if c.add {
+		ob, kidx = j.words("bucket_off", off), j.words("bucket_order", order)
 	}
-	j.dispatch(pchk, groupsFor(uint64(nIdx)), params, data, idx, src, dst.buf, flag.buf, cb)
+	j.dispatch(pchk, groupsFor(uint64(nIdx)), params, data, idx, src, dst.buf, flag.buf, ob)
 	words := elemWords(n, eb)
 	if c.add {
 		words = elemWords(n, c.data.DType.Size())
 	}
-	j.dispatch(pk, groupsFor(words), params, data, idx, src, dst.buf, flag.buf, cb)
+	j.dispatch(pk, groupsFor(words), params, data, kidx, src, dst.buf, flag.buf, ob)
 	if err := j.run(); err != nil {
 		return nil, err
 	}
@@ -297,13 +294,12 @@ func (d *Device) ScatterAdd(base, indices, src *tensor.Tensor, dim int) (*tensor
 		operand: "indices", limit: "base.shape[dim]", add: true})
 }
 
-// csrByIndex is index_add's bucket table, a stable counting sort of the
-// index positions by value: [off[0..nb], order...], where bucket c =
-// order[off[c]:off[c+1]] lists the i with idx[i] == c in ascending order.
-// Out-of-range indices are left out (the GPU check pass reports them).
-func csrByIndex(idx []uint32, nb int) []uint32 {
-	out := make([]uint32, nb+1+len(idx))
-	off, order := out[:nb+1], out[nb+1:]
+// bucketsByIndex is index_add's bucket table, a stable counting sort of the
+// index positions by value: bucket c = order[off[c]:off[c+1]] lists the i
+// with idx[i] == c in ascending order. Out-of-range indices are left out
+// (the GPU check pass reports them).
+func bucketsByIndex(idx []uint32, nb int) (off, order []uint32) {
+	off = make([]uint32, nb+1)
 	for _, v := range idx {
 		if int64(v) < int64(nb) {
 			off[v+1]++
@@ -312,6 +308,7 @@ func csrByIndex(idx []uint32, nb int) []uint32 {
 	for c := range nb {
 		off[c+1] += off[c]
 	}
+	order = make([]uint32, off[nb])
 	cur := append([]uint32(nil), off[:nb]...)
 	for i, v := range idx {
 		if int64(v) < int64(nb) {
@@ -319,15 +316,15 @@ func csrByIndex(idx []uint32, nb int) []uint32 {
 			cur[v]++
 		}
 	}
-	return out[:nb+1+int(off[nb])]
+	return off, order
 }
 
-// csrByTarget is scatter_add's bucket table: every src flat position p goes
-// to the output element it adds into (p's coordinates in base, dim <-
-// idx[p]); [off[0..base_n], order...], bucket e = order[off[e]:off[e+1]]
-// lists those p in ascending (src flat) order. Out-of-range indices are
-// left out (the GPU check pass reports them).
-func csrByTarget(idx []uint32, srcShape, baseShape []int, dim, bound int) []uint32 {
+// bucketsByTarget is scatter_add's bucket table: every src flat position p
+// goes to the output element it adds into (p's coordinates in base, dim <-
+// idx[p]); bucket e = order[off[e]:off[e+1]] lists those p in ascending
+// (src flat) order. Out-of-range indices are left out (the GPU check pass
+// reports them).
+func bucketsByTarget(idx []uint32, srcShape, baseShape []int, dim, bound int) (off, order []uint32) {
 	nBase := tensor.NumElems(baseShape)
 	bst := tensor.Strides(baseShape)
 	const none = ^uint32(0)
@@ -355,8 +352,7 @@ func csrByTarget(idx []uint32, srcShape, baseShape []int, dim, bound int) []uint
 			coord[a] = 0
 		}
 	}
-	out := make([]uint32, nBase+1+len(idx))
-	off, order := out[:nBase+1], out[nBase+1:]
+	off = make([]uint32, nBase+1)
 	for _, e := range tgt {
 		if e != none {
 			off[e+1]++
@@ -365,6 +361,7 @@ func csrByTarget(idx []uint32, srcShape, baseShape []int, dim, bound int) []uint
 	for e := range nBase {
 		off[e+1] += off[e]
 	}
+	order = make([]uint32, off[nBase])
 	cur := append([]uint32(nil), off[:nBase]...)
 	for p, e := range tgt {
 		if e != none {
@@ -372,5 +369,5 @@ func csrByTarget(idx []uint32, srcShape, baseShape []int, dim, bound int) []uint
 			cur[e]++
 		}
 	}
-	return out[:nBase+1+int(off[nBase])]
+	return off, order
 }

@@ -16,21 +16,23 @@
 // folds its contributions in src flat order, in the dtype (halves: widen,
 // add at f32, narrow with RNE after every add = the half-precision add),
 // so they reproduce the oracle's sequential order exactly. Which src
-// elements contribute to which output comes from `csr`, a stable counting
+// elements contribute to which output comes from a table, a stable counting
 // sort of the indices built by the host (O(n), ascending src order in each
 // bucket): index_add buckets src slices i by idx[i] (off[c]..off[c+1] over
 // order = i ascending), scatter_add buckets src flat positions p by their
-// target output element (off[e]..off[e+1] over order = p ascending).
+// target output element (off[e]..off[e+1] over order = p ascending). The
+// add pass gets `off` at binding 6 and `order` in the `idx` slot (it reads
+// no index itself: the `check` pass, bound to the real indices, does).
 
 @group(0) @binding(0) var<storage, read> P: array<u32>;
-// P: [n_out, rank, dim, n_idx, bound, len, order0, 0, A[8] (data/base shape), B[8] (indices/src shape), O[8] (out shape)]
+// P: [n_out, rank, dim, n_idx, bound, len, 0, 0, A[8] (data/base shape), B[8] (indices/src shape), O[8] (out shape)]
 @group(0) @binding(1) var<storage, read> data: array<u32>;
 @group(0) @binding(2) var<storage, read> idx: array<u32>;
 @group(0) @binding(3) var<storage, read> src: array<u32>;
 @group(0) @binding(4) var<storage, read_write> dst: array<u32>;
 @group(0) @binding(5) var<storage, read_write> err: array<atomic<u32>>;
-// csr (adds only): [off[0..nb], order...], order at word P[6].
-@group(0) @binding(6) var<storage, read> csr: array<u32>;
+// off (adds only): bucket b is order[off[b]..off[b+1]], order in `idx`.
+@group(0) @binding(6) var<storage, read> off: array<u32>;
 
 fn bad(pos: u32) {
     atomicMin(&err[0], pos);
@@ -181,27 +183,25 @@ fn add(acc: f32, v: f32) -> f32 {
 }
 
 // index_add: out[e] = base[e] + Σ_{i: idx[i] == c} src[e with dim <- i], i
-// ascending: bucket c of csr lists exactly those i, in ascending order.
+// ascending: bucket c of the table lists exactly those i, in ascending order.
 fn index_add_one(e: u32) -> u32 {
     let c = coord_dim(e, 8u);
     var acc = load_f(false, e);
-    let o0 = P[6];
-    let end = csr[c + 1u];
-    for (var q = csr[c]; q < end; q = q + 1u) {
-        acc = add(acc, load_f(true, remap(e, 8u, 16u, csr[o0 + q])));
+    let end = off[c + 1u];
+    for (var q = off[c]; q < end; q = q + 1u) {
+        acc = add(acc, load_f(true, remap(e, 8u, 16u, idx[q])));
     }
     return to_bits(acc);
 }
 
 // scatter_add: out[e] = base[e] + Σ src[p] over the src positions p whose
 // target (p with dim <- idx[p]) is e, p ascending (= src flat order): bucket e
-// of csr lists exactly those p, in ascending order.
+// of the table lists exactly those p, in ascending order.
 fn scatter_add_one(e: u32) -> u32 {
     var acc = load_f(false, e);
-    let o0 = P[6];
-    let end = csr[e + 1u];
-    for (var q = csr[e]; q < end; q = q + 1u) {
-        acc = add(acc, load_f(true, csr[o0 + q]));
+    let end = off[e + 1u];
+    for (var q = off[e]; q < end; q = q + 1u) {
+        acc = add(acc, load_f(true, idx[q]));
     }
     return to_bits(acc);
 }
