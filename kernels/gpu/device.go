@@ -130,8 +130,9 @@ func (d *Device) LastGPUTime() time.Duration {
 // LastKernelTime is the GPU's own time for the compute passes of the most
 // recent kernel call: timestamps written by the command encoder before the
 // first pass and after the last one (uploads, readback copies and the map
-// excluded). 0 when the adapter has no timestamp queries, and always in the
-// browser, whose binding offers no timestamp writes.
+// excluded). 0 when the adapter has no timestamp queries, when the
+// environment sets FKC_NO_TIMESTAMPS (native), and always in the browser,
+// whose binding offers no timestamp writes.
 func (d *Device) LastKernelTime() time.Duration {
 	d.mu.Lock()
 	defer d.mu.Unlock()
