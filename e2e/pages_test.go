@@ -183,7 +183,7 @@ func TestBothAndDiff(t *testing.T) {
 	// A reduction of non-integer data: the two backends may round apart;
 	// the panel's figure must match the bits shown.
 	xg := playground.Gen{Shape: "40,33", DType: "F32", Kind: "uniform", Seed: 5, Lo: -1, Hi: 1}
-	open(t, ctx, "#/k/"+escape("fkc-wgsl-kernels/sum_dim")+"?flags=--dim%201&x=40,33|F32|uniform|seed=5|lo=-1|hi=1&run=cpu,webgpu")
+	open(t, ctx, "#/k/"+escape("fkc-wgsl-kernels/sum")+"?flags=--dim%201&x=40,33|F32|uniform|seed=5|lo=-1|hi=1&run=cpu,webgpu")
 	waitFor(t, ctx, `document.getElementById("diff") && document.querySelectorAll("#visual .gridbox.out").length === 2`)
 	diff = eval[string](t, ctx, `document.getElementById("diff").innerText`)
 	wantSum := mustRun(t, eng, "sum", []string{"--dim", "1"}, map[string]*tensor.Tensor{"x": mustGen(t, xg)})

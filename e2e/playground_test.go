@@ -409,8 +409,8 @@ func TestNoWebGPU(t *testing.T) {
 	open(t, ctx, "")
 	waitFor(t, ctx, `document.querySelectorAll("tr.krow").length > 0`)
 	cols := eval[map[string]string](t, ctx, `Object.fromEntries([...document.querySelectorAll("tr.krow")].map(r => [r.dataset.id, r.querySelector("td.link").innerText]))`)
-	if cols["fkc-wgsl-kernels/sum_dim"] != "needs WebGPU" || cols["fuel-cpu-backend/pad"] != "▶ CPU" {
-		t.Errorf("without WebGPU the catalog says sum_dim (WGSL) %q, pad (CPU) %q", cols["fkc-wgsl-kernels/sum_dim"], cols["fuel-cpu-backend/pad"])
+	if cols["fkc-wgsl-kernels/sum"] != "needs WebGPU" || cols["fuel-cpu-backend/pad"] != "▶ CPU" {
+		t.Errorf("without WebGPU the catalog says sum (WGSL) %q, pad (CPU) %q", cols["fkc-wgsl-kernels/sum"], cols["fuel-cpu-backend/pad"])
 	}
 	// A kernel page still runs on the CPU; its WebGPU button is disabled.
 	open(t, ctx, "#/k/"+escape("fuel-vulkan-kernels/pad_reflect_b4"))

@@ -172,6 +172,9 @@ func (e *Engine) Select(cb string, c *Call) (*registry.Binding, error) {
 	spec, _ := SpecFor(c.Op)
 	variant := c.Variant()
 	primary := c.Inputs[spec.Inputs[0]]
+	if err := spec.checkDType(primary); err != nil {
+		return nil, err
+	}
 	var sameOp, dtypeOK []*registry.Binding
 	for _, b := range e.Reg.Bindings {
 		if !e.serves(b, variant) {
@@ -279,6 +282,9 @@ func (e *Engine) RunBinding(b *registry.Binding, c *Call) (res *Result, err erro
 		return nil, fmt.Errorf("%s: entry_point %s is not linked to an implementation in this build", b.Kernel.Name, b.Kernel.EntryPoint)
 	}
 	spec, _ := SpecFor(c.Op)
+	if err := spec.checkDType(c.Inputs[spec.Inputs[0]]); err != nil {
+		return nil, err
+	}
 	if err := checkOperandDTypes(b, spec, c); err != nil {
 		return nil, err
 	}

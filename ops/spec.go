@@ -17,6 +17,10 @@ type Spec struct {
 	Flags    []string // besides --backend, --dtype, -i, -o
 	Variants bool     // whether Variant() splits it (pad modes, all vs dim)
 	Doc      string
+	// DTypes, when set, restricts the first input's dtype whatever binding
+	// serves the op: embedding is float-only (the seed's `embedding` table
+	// dtypes) even where a U32 index_select binding serves it on the GPU.
+	DTypes []tensor.DType
 }
 
 var specs = []Spec{
@@ -36,7 +40,7 @@ var specs = []Spec{
 	{Name: "gather", Inputs: []string{"data", "indices"}, Flags: []string{"--dim"}, Doc: "PyTorch gather: out[p] = data[p with p[dim] ← indices[p]]"},
 	{Name: "index_add", Inputs: []string{"base", "indices", "src"}, Flags: []string{"--dim"}, Doc: "copy of base; out[..idx[i]..] += src[..i..]"},
 	{Name: "scatter_add", Inputs: []string{"base", "indices", "src"}, Flags: []string{"--dim"}, Doc: "copy of base; out[p, dim←idx[p]] += src[p]"},
-	{Name: "embedding", Inputs: []string{"table", "ids"}, Doc: "rows table[ids[i]] of a [V,D] table"},
+	{Name: "embedding", Inputs: []string{"table", "ids"}, Doc: "rows table[ids[i]] of a [V,D] table", DTypes: kernels.FloatDTypes},
 }
 
 // Specs lists every op `fkc run` knows, in SPEC §5 order.
@@ -181,4 +185,22 @@ func (c *Call) Flags() []string {
 		f = append(f, "--dim", fmt.Sprint(c.Dim))
 	}
 	return f
+}
+
+// checkDType applies the op's own dtype restriction (Spec.DTypes), if any.
+func (s Spec) checkDType(t *tensor.Tensor) error {
+	if s.DTypes == nil || t == nil {
+		return nil
+	}
+	for _, d := range s.DTypes {
+		if t.DType == d {
+			return nil
+		}
+	}
+	return kernels.Violatef(s.Name, "%s has dtype %s (contract: %s dtypes %s)", s.Inputs[0], t.DType, s.Inputs[0], kernels.FormatDTypes(s.DTypes))
+}
+
+// Accepts reports whether the op takes dt as its first input's dtype.
+func (s Spec) Accepts(dt tensor.DType) bool {
+	return s.checkDType(&tensor.Tensor{DType: dt}) == nil
 }

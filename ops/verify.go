@@ -165,6 +165,10 @@ func (e *Engine) Verify(backend string, seed int64, cases int, w io.Writer) (Ver
 			continue
 		}
 		for _, variant := range l.Ops {
+			op, _, _ := cutSlash(variant)
+			if spec, _ := SpecFor(op); !spec.Accepts(b.InputDTypes[0]) {
+				continue // e.g. a U32 index_select binding does not serve (float-only) embedding
+			}
 			name := fmt.Sprintf("%s %s [%s]", b.Kernel.Name, variant, b.InputDTypes[0])
 			maxRank := 4
 			if strings.HasPrefix(b.Kernel.Inputs[0].Rank, "1..=") {

@@ -336,33 +336,40 @@ func (j *job) newBuffer(what string, size uint64, usage wgpu.BufferUsage) *buffe
 	return bb
 }
 
-func (j *job) write(b *buffer, data []byte) { j.writeAt(b, 0, data) }
-
-// writeAt queues an upload of data (a whole number of words) at offset.
-func (j *job) writeAt(b *buffer, offset uint64, data []byte) {
-	if j.err != nil || b == nil || len(data) == 0 {
-		return
-	}
-	if err := j.d.queue.WriteBuffer(b.b, offset, data); err != nil {
-		j.fail("gpu: %s: upload: %v", j.op, err)
-	}
+// region is a stretch of a new buffer's initial content; the rest is zero.
+type region struct {
+	offset uint64
+	data   []byte // a whole number of words
 }
 
-// input uploads read-only data (padded to whole words; never empty, since
-// WebGPU has no zero-size bindings).
-func (j *job) input(what string, data []byte) *buffer {
-	n := max(4, round4(len(data)))
-	b := j.newBuffer(what, uint64(n), wgpu.BufferUsageStorage|wgpu.BufferUsageCopyDst)
-	if b == nil {
+// filled creates a buffer of size bytes whose content is zero except for
+// the given regions. How the bytes get there is the platform's business
+// (upload in device_native.go / device_js.go): natively the regions are
+// queued copies and the zero body costs nothing (WebGPU zero-fills new
+// buffers); in the browser the content is copied into the mapped buffer.
+func (j *job) filled(what string, size uint64, usage wgpu.BufferUsage, regions ...region) *buffer {
+	if j.err != nil || !j.checkSize(what, size) {
 		return nil
 	}
+	b, err := j.upload(what, size, usage, regions)
+	if err != nil {
+		j.fail("gpu: %s: %s buffer (%d bytes): %v", j.op, what, size, err)
+		return nil
+	}
+	bb := &buffer{b: b, size: size}
+	j.bufs = append(j.bufs, bb)
+	return bb
+}
+
+// input uploads read-only data, padded to whole words.
+func (j *job) input(what string, data []byte) *buffer {
+	n := max(4, round4(len(data)))
 	buf := data
 	if len(buf) != n {
 		buf = make([]byte, n)
 		copy(buf, data)
 	}
-	j.write(b, buf)
-	return b
+	return j.filled(what, uint64(n), wgpu.BufferUsageStorage|wgpu.BufferUsageCopyDst, region{0, buf})
 }
 
 // words uploads u32 parameters.
@@ -384,41 +391,34 @@ func (j *job) output(what string, payload int, init []byte, guarded bool) *outBu
 		g = guardWords
 	}
 	size := uint64(4 * (words + 2*g))
-	b := j.newBuffer(what, size, wgpu.BufferUsageStorage|wgpu.BufferUsageCopySrc|wgpu.BufferUsageCopyDst)
-	if b == nil {
-		return &outBuf{}
+	// Only the guard words, the last (possibly partial) payload word with
+	// its poisoned tail lanes, and an explicit init are uploaded: the zero
+	// body comes free (WebGPU zero-fills new buffers), which keeps the
+	// end-to-end time free of an output-sized copy.
+	var regions []region
+	if init != nil {
+		content := make([]byte, size)
+		copy(content[4*g:], init)
+		regions = append(regions, region{0, content})
 	}
-	// WebGPU zero-fills new buffers (wgpu clears them on the GPU before
-	// first use), so a zero body needs no upload: only the guard words and
-	// the last payload word (zero lanes, then poisoned tail lanes) are
-	// written, which keeps the end-to-end time free of an output-sized copy.
-	switch {
-	case init != nil || !guarded:
-		if init != nil {
-			content := make([]byte, size)
-			copy(content[4*g:], init)
-			if guarded {
-				for i := range content[:4*g] {
-					content[i] = poison
-				}
-				for i := 4*g + payload; i < len(content); i++ {
-					content[i] = poison
-				}
-			}
-			j.write(b, content)
-		}
-	default:
+	if guarded {
 		head := make([]byte, 4*g)
 		for i := range head {
 			head[i] = poison
 		}
-		j.writeAt(b, 0, head)
-		from := 4*g + payload&^3 // the last (possibly partial) payload word
+		from := 4*g + payload&^3
 		tail := make([]byte, int(size)-from)
+		if init != nil {
+			copy(tail, init[payload&^3:])
+		}
 		for i := payload & 3; i < len(tail); i++ {
 			tail[i] = poison
 		}
-		j.writeAt(b, uint64(from), tail)
+		regions = append(regions, region{0, head}, region{uint64(from), tail})
+	}
+	b := j.filled(what, size, wgpu.BufferUsageStorage|wgpu.BufferUsageCopySrc|wgpu.BufferUsageCopyDst, regions...)
+	if b == nil {
+		return &outBuf{}
 	}
 	o := &outBuf{buf: b, payload: payload, guarded: guarded, size: size}
 	j.outs = append(j.outs, o)
@@ -429,7 +429,7 @@ func (j *job) output(what string, payload int, init []byte, guarded bool) *outBu
 // itself (no upload).
 func (j *job) scratch(what string, bytes int) *buffer {
 	n := max(4, round4(bytes))
-	return j.newBuffer(what, uint64(n), wgpu.BufferUsageStorage|wgpu.BufferUsageCopyDst)
+	return j.filled(what, uint64(n), wgpu.BufferUsageStorage|wgpu.BufferUsageCopyDst)
 }
 
 // groups converts a thread count to workgroups.

@@ -177,3 +177,22 @@ func (platform) readBack(d *Device, stages []*buffer) (out [][]byte, err error) 
 	}
 	return out, nil
 }
+
+// upload creates a buffer whose content is zero except for the regions. In
+// the browser the whole content is copied into the buffer mapped at creation
+// (CreateBufferInit copies with js.CopyBytesToJS). Queue.WriteBuffer is
+// avoided here: the binding hands WebGPU a view of the wasm memory
+// (jsx.BytesToJS), which a heap growth between making the view and the call
+// detaches — WebGPU then sees an empty array ("Number of bytes to write is
+// too large").
+func (j *job) upload(what string, size uint64, usage wgpu.BufferUsage, regions []region) (*wgpu.Buffer, error) {
+	label := j.op + ":" + what
+	if len(regions) == 0 {
+		return j.d.dev.CreateBuffer(&wgpu.BufferDescriptor{Label: label, Size: size, Usage: usage})
+	}
+	content := make([]byte, size)
+	for _, r := range regions {
+		copy(content[r.offset:], r.data)
+	}
+	return j.d.dev.CreateBufferInit(&wgpu.BufferInitDescriptor{Label: label, Contents: content, Usage: usage})
+}

@@ -343,3 +343,23 @@ func adapterName(ai wgpu.AdapterInfo) string {
 	}
 	return ai.Name
 }
+
+// upload creates a buffer whose content is zero except for the regions,
+// each a queued copy (performed at the next submit); the zero body needs no
+// upload, since WebGPU zero-fills new buffers.
+func (j *job) upload(what string, size uint64, usage wgpu.BufferUsage, regions []region) (*wgpu.Buffer, error) {
+	b, err := j.d.dev.CreateBuffer(&wgpu.BufferDescriptor{Label: j.op + ":" + what, Size: size, Usage: usage})
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range regions {
+		if len(r.data) == 0 {
+			continue
+		}
+		if err := j.d.queue.WriteBuffer(b, r.offset, r.data); err != nil {
+			b.Release()
+			return nil, fmt.Errorf("upload: %v", err)
+		}
+	}
+	return b, nil
+}

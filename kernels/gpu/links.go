@@ -34,11 +34,16 @@ func Links(d *Device) []ops.Link {
 		}
 		return d.MaskedFill(x, c.Inputs["mask"], tensor.Encode(x.DType, c.Value))
 	}
-	unary := func(f func(*tensor.Tensor) (*tensor.Tensor, error)) ops.Impl {
-		return func(c *ops.Call) (*tensor.Tensor, error) { return f(c.Inputs["x"]) }
-	}
 	unaryDim := func(f func(*tensor.Tensor, int) (*tensor.Tensor, error)) ops.Impl {
 		return func(c *ops.Call) (*tensor.Tensor, error) { return f(c.Inputs["x"], c.Dim) }
+	}
+	allOrDim := func(all func(*tensor.Tensor) (*tensor.Tensor, error), dim func(*tensor.Tensor, int) (*tensor.Tensor, error)) ops.Impl {
+		return func(c *ops.Call) (*tensor.Tensor, error) {
+			if c.Dim < 0 {
+				return all(c.Inputs["x"])
+			}
+			return dim(c.Inputs["x"], c.Dim)
+		}
 	}
 	to := func(f func(*tensor.Tensor, []int) (*tensor.Tensor, error)) ops.Impl {
 		return func(c *ops.Call) (*tensor.Tensor, error) { return f(c.Inputs["x"], c.Shape) }
@@ -70,14 +75,11 @@ func Links(d *Device) []ops.Link {
 		impl   ops.Impl
 		where  string
 	}{
-		{"sum_all", []string{"sum/all"}, unary(d.SumAll), "reduce.wgsl level+finalize (SumAll)"},
-		{"max_all", []string{"max/all"}, unary(d.MaxAll), "reduce.wgsl level+finalize (MaxAll)"},
-		{"min_all", []string{"min/all"}, unary(d.MinAll), "reduce.wgsl level+finalize (MinAll)"},
-		{"mean_all", []string{"mean/all"}, unary(d.MeanAll), "reduce.wgsl level+finalize (MeanAll)"},
-		{"sum_dim", []string{"sum/dim"}, unaryDim(d.SumDim), "reduce.wgsl (SumDim)"},
-		{"max_dim", []string{"max/dim"}, unaryDim(d.MaxDim), "reduce.wgsl (MaxDim)"},
-		{"min_dim", []string{"min/dim"}, unaryDim(d.MinDim), "reduce.wgsl (MinDim)"},
-		{"mean_dim", []string{"mean/dim"}, unaryDim(d.MeanDim), "reduce.wgsl (MeanDim)"},
+		// One mode-unified section per reduction (dims empty → all, [dim] → one axis).
+		{"sum", []string{"sum/all", "sum/dim"}, allOrDim(d.SumAll, d.SumDim), "reduce.wgsl (SumAll / SumDim)"},
+		{"max", []string{"max/all", "max/dim"}, allOrDim(d.MaxAll, d.MaxDim), "reduce.wgsl (MaxAll / MaxDim)"},
+		{"min", []string{"min/all", "min/dim"}, allOrDim(d.MinAll, d.MinDim), "reduce.wgsl (MinAll / MinDim)"},
+		{"mean", []string{"mean/all", "mean/dim"}, allOrDim(d.MeanAll, d.MeanDim), "reduce.wgsl (MeanAll / MeanDim)"},
 		{"argmax_dim", []string{"argmax"}, unaryDim(d.ArgMaxDim), "reduce.wgsl (ArgMaxDim)"},
 		{"argmin_dim", []string{"argmin"}, unaryDim(d.ArgMinDim), "reduce.wgsl (ArgMinDim)"},
 		{"reduce_sum_to", []string{"reduce_sum_to"}, to(d.ReduceSumTo), "reduce.wgsl (ReduceSumTo)"},
@@ -85,9 +87,13 @@ func Links(d *Device) []ops.Link {
 		{"reduce_max_to_backward", []string{"reduce_max_to_backward"}, func(c *ops.Call) (*tensor.Tensor, error) {
 			return d.ReduceMaxToBackward(c.Inputs["x"], c.Inputs["upstream"], c.Shape)
 		}, "reduce.wgsl + reduce_backward.wgsl (ReduceMaxToBackward)"},
-		{"index_select", []string{"index_select"}, func(c *ops.Call) (*tensor.Tensor, error) {
+		// index_select also serves embedding = index_select(table, dim=0, ids).
+		{"index_select", []string{"index_select", "embedding"}, func(c *ops.Call) (*tensor.Tensor, error) {
+			if c.Op == "embedding" {
+				return d.Embedding(c.Inputs["table"], c.Inputs["ids"])
+			}
 			return d.IndexSelect(c.Inputs["data"], c.Inputs["indices"], c.Dim)
-		}, "index.wgsl check+index_select (IndexSelect)"},
+		}, "index.wgsl check+index_select (IndexSelect; Embedding along dim 0)"},
 		{"gather", []string{"gather"}, func(c *ops.Call) (*tensor.Tensor, error) {
 			return d.Gather(c.Inputs["data"], c.Inputs["indices"], c.Dim)
 		}, "index.wgsl check+gather (Gather)"},
@@ -97,9 +103,6 @@ func Links(d *Device) []ops.Link {
 		{"scatter_add", []string{"scatter_add"}, func(c *ops.Call) (*tensor.Tensor, error) {
 			return d.ScatterAdd(c.Inputs["base"], c.Inputs["indices"], c.Inputs["src"], c.Dim)
 		}, "index.wgsl check+scatter_add (ScatterAdd)"},
-		{"embedding", []string{"embedding"}, func(c *ops.Call) (*tensor.Tensor, error) {
-			return d.Embedding(c.Inputs["table"], c.Inputs["ids"])
-		}, "index.wgsl check+index_select along dim 0 (Embedding)"},
 	}
 	for _, o := range own {
 		links = append(links, ops.Link{EntryPoint: wgslEP + o.kernel, Ops: o.ops, Impl: o.impl, Where: "shaders/wgsl/" + o.where + " in kernels/gpu"})
