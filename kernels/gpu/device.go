@@ -99,6 +99,11 @@ type Device struct {
 
 	lostMu sync.Mutex
 	lost   error
+	// wedged: a readback timed out with its map still pending. The device
+	// is then never polled or released again, since webgpu v0.23.0 would
+	// run the late map callback through a cgo handle it no longer owns
+	// ("misuse of an invalid Handle" crash).
+	wedged bool
 
 	// MapTimeout bounds the wait for a dispatch's results (native); past it
 	// the call returns an error instead of hanging. Default 2 minutes.
@@ -144,6 +149,9 @@ func (d *Device) Close() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.setLost(fmt.Errorf("gpu: device closed"))
+	if d.wedged {
+		return // leak it: releasing would complete the pending map
+	}
 	for _, p := range d.pipes {
 		p.pipeline.Release()
 		p.layout.Release()
@@ -486,6 +494,9 @@ func (j *job) dispatch(p *pipe, groups uint64, bufs ...*buffer) {
 func (j *job) run() error {
 	d := j.d
 	defer func() {
+		if d.wedged {
+			return // a map is still pending: destroying its buffer would run the callback
+		}
 		for _, b := range j.bufs {
 			b.b.Destroy()
 			b.b.Release()

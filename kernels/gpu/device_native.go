@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cogentcore/webgpu/wgpu"
@@ -174,16 +175,31 @@ func (p platform) release(d *Device) {
 	if p.adapter != nil {
 		p.adapter.Release()
 	}
-	if p.instance != nil {
-		p.instance.Release()
-	}
+	// The instance is shared by the process (see vulkanInstance): not released.
+}
+
+var (
+	instOnce sync.Once
+	instance *wgpu.Instance
+)
+
+// vulkanInstance creates the process's one wgpu instance, Vulkan forced.
+// One per process, because webgpu v0.23.0's CreateInstance mallocs its
+// WGPUInstanceExtras without zeroing the fields it does not set: a second
+// instance can read recycled heap garbage (seen here: wgpu-native aborted
+// with "Unknown gles3 minor version" on the second OpenNative).
+func vulkanInstance() *wgpu.Instance {
+	instOnce.Do(func() {
+		instance = wgpu.CreateInstance(&wgpu.InstanceDescriptor{Backends: wgpu.InstanceBackendVulkan})
+	})
+	return instance
 }
 
 // OpenNative opens the first Vulkan adapter through wgpu-native (the Vulkan
 // backend is forced: no GL or other fallback). The device is requested with
 // the adapter's own limits so large buffers work on real GPUs.
 func OpenNative() (*Device, error) {
-	inst := wgpu.CreateInstance(&wgpu.InstanceDescriptor{Backends: wgpu.InstanceBackendVulkan})
+	inst := vulkanInstance()
 	if inst == nil {
 		return nil, errors.New("no Vulkan adapter found: wgpu-native could not create a Vulkan instance")
 	}
@@ -191,7 +207,6 @@ func OpenNative() (*Device, error) {
 		PowerPreference: wgpu.PowerPreferenceHighPerformance,
 	})
 	if err != nil || ad == nil {
-		inst.Release()
 		if err == nil {
 			err = errors.New("no adapter returned")
 		}
@@ -200,7 +215,6 @@ func OpenNative() (*Device, error) {
 	ai := ad.GetInfo()
 	if ai.BackendType != wgpu.BackendTypeVulkan {
 		ad.Release()
-		inst.Release()
 		return nil, fmt.Errorf("no Vulkan adapter found: wgpu offered %q on %s", ai.Name, ai.BackendType)
 	}
 	lim := ad.GetLimits().Limits
@@ -239,7 +253,6 @@ func OpenNative() (*Device, error) {
 	})
 	if err != nil {
 		ad.Release()
-		inst.Release()
 		return nil, fmt.Errorf("gpu: request device on %q: %v", ai.Name, err)
 	}
 	d.dev = dev
@@ -312,7 +325,12 @@ func (platform) readBack(d *Device, stages []*buffer) ([][]byte, error) {
 			return nil, err
 		}
 		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("results not ready after %v (device hung or too slow); raise Device.MapTimeout", timeout)
+			err := fmt.Errorf("results not ready after %v (device hung or too slow); raise Device.MapTimeout", timeout)
+			// Never poll this device again: a late map callback would crash
+			// the process (see Device.wedged).
+			d.wedged = true
+			d.setLost(fmt.Errorf("gpu: device abandoned after a readback timeout: %v", err))
+			return nil, err
 		}
 		if sleep == 0 {
 			runtime.Gosched()

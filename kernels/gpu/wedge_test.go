@@ -1,0 +1,41 @@
+//go:build !js
+
+package gpu
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fkc-playground/fkc/kernels"
+	"github.com/fkc-playground/fkc/tensor"
+)
+
+// A readback that times out abandons the device: the call and every later
+// call return errors, Close does not release it, and the late map callback
+// never runs (it would crash the process through webgpu v0.23.0's cgo
+// handle). A big pad makes the 1 ns limit certain to pass first.
+func TestReadbackTimeoutAbandonsDevice(t *testing.T) {
+	device(t) // skips without an adapter
+	d, err := OpenNative()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.MapTimeout = time.Nanosecond
+	x := tensor.New(tensor.F32, []int{64, 1024})
+	pads := []kernels.Pad{{Before: 1, After: 1}, {Before: 3, After: 3}}
+	_, err = d.Pad(x, kernels.Reflect, pads, nil)
+	if err == nil || !strings.Contains(err.Error(), "results not ready") {
+		t.Fatalf("pad with a 1 ns map limit: %v", err)
+	}
+	d.MapTimeout = time.Minute
+	if _, err := d.Pad(x, kernels.Reflect, pads, nil); err == nil || !strings.Contains(err.Error(), "abandoned after a readback timeout") {
+		t.Errorf("the next call: %v", err)
+	}
+	d.Close()
+	// The shared device still works (its own queue is polled, not this one's).
+	if _, err := device(t).Pad(x, kernels.Reflect, pads, nil); err != nil {
+		t.Errorf("another device after the abandoned one: %v", err)
+	}
+	time.Sleep(100 * time.Millisecond)
+}
