@@ -95,16 +95,3 @@ func FormatDTypes(set []tensor.DType) string {
 	}
 	return "[" + strings.Join(names, ", ") + "]"
 }
-
-// SameShape reports whether two shapes are equal.
-func SameShape(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"math/rand"
+	"slices"
 	"strings"
 
 	"github.com/fkc-playground/fkc/registry"
@@ -49,7 +50,7 @@ func Compare(c *Call, got *tensor.Tensor, exact bool) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("oracle: %v", err)
 	}
-	if got.DType != want.DType || !equalShape(got.Shape, want.Shape) {
+	if got.DType != want.DType || !slices.Equal(got.Shape, want.Shape) {
 		return fmt.Sprintf("got %s, oracle %s", got, want), nil
 	}
 	if exact || Bitwise(c) || c.Inputs[firstInput(c)].DType == tensor.F64 {
@@ -130,18 +131,6 @@ func diffBits(got, want *tensor.Tensor) string {
 func firstInput(c *Call) string {
 	s, _ := SpecFor(c.Op)
 	return s.Inputs[0]
-}
-
-func equalShape(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // VerifyReport counts `fkc verify` outcomes.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/fkc-playground/fkc/tensor"
@@ -56,7 +57,7 @@ func Bits(t *tensor.Tensor, i int) string {
 // NaNs of any payload are 0 ULP apart (but not bit-equal unless identical).
 func Compare(a, b *tensor.Tensor) Diff {
 	var d Diff
-	if a.DType != b.DType || !sameShape(a.Shape, b.Shape) {
+	if a.DType != b.DType || !slices.Equal(a.Shape, b.Shape) {
 		d.Summary = fmt.Sprintf("outputs differ in kind: %s vs %s", a, b)
 		return d
 	}
@@ -84,18 +85,6 @@ func Compare(a, b *tensor.Tensor) Diff {
 		d.Summary = fmt.Sprintf("%d of %d elements differ; max |a-b| = %d", n-d.BitEqual, n, d.MaxULP)
 	}
 	return d
-}
-
-func sameShape(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // ulps is the distance between element i of a and b on the dtype's

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand"
+	"slices"
 	"strings"
 	"testing"
 
@@ -77,7 +78,7 @@ func randShape(rng *rand.Rand, rank, maxDim int) []int {
 
 // bitwise reports whether two tensors are identical in dtype, shape and bytes.
 func bitwise(a, b *tensor.Tensor) bool {
-	return a.DType == b.DType && kernels.SameShape(a.Shape, b.Shape) && bytes.Equal(a.Data, b.Data)
+	return a.DType == b.DType && slices.Equal(a.Shape, b.Shape) && bytes.Equal(a.Data, b.Data)
 }
 
 // guard snapshots inputs and checks after a call that none was modified.
@@ -122,7 +123,7 @@ func wantVals(t *testing.T, got *tensor.Tensor, err error, shape []int, want ...
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !kernels.SameShape(got.Shape, shape) {
+	if !slices.Equal(got.Shape, shape) {
 		t.Fatalf("shape %v, want %v", got.Shape, shape)
 	}
 	g := vals(got)
@@ -149,7 +150,7 @@ var negZero = math.Copysign(0, -1)
 // payload or sign bits. Every non-NaN element must match bit for bit
 // (signed zeros included).
 func sameFloats(a, b *tensor.Tensor) (bool, int) {
-	if a.DType != b.DType || !kernels.SameShape(a.Shape, b.Shape) {
+	if a.DType != b.DType || !slices.Equal(a.Shape, b.Shape) {
 		return false, -1
 	}
 	if !a.DType.IsFloat() {

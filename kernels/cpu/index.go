@@ -11,23 +11,6 @@ import (
 // gather, embedding) copy raw elements of any width; the adds (index_add,
 // scatter_add) add in the element dtype, in src flat order.
 
-// checkIndices reports the first index (in flat order) that is not < bound.
-func checkIndices(op, operand string, idx []uint32, bound int, limitName string) error {
-	for i, v := range idx {
-		if uint64(v) >= uint64(bound) {
-			return kernels.IndexOutOfRange(op, operand, i, uint64(v), bound, limitName)
-		}
-	}
-	return nil
-}
-
-func checkOutShape(op string, shape []int) error {
-	if err := tensor.CheckShape(shape); err != nil {
-		return kernels.Violatef(op, "output: %v", err)
-	}
-	return nil
-}
-
 // ---- index_select ----
 
 // IndexSelect is index_select_tensor: out[..., k, ...] = data[..., indices[k], ...]
@@ -75,25 +58,11 @@ func IndexSelectRef(data, indices *tensor.Tensor, dim int) (*tensor.Tensor, erro
 }
 
 func indexSelectSetup(data, indices *tensor.Tensor, dim int) (*tensor.Tensor, error) {
-	const op = "index_select"
-	if err := kernels.CheckOperand(op, "data", data, kernels.IndexDataDTypes); err != nil {
+	shape, err := kernels.IndexSelectShape(data, indices, dim)
+	if err != nil {
 		return nil, err
 	}
-	if err := kernels.CheckOperand(op, "indices", indices, kernels.IndexDTypes); err != nil {
-		return nil, err
-	}
-	if err := kernels.CheckRank(op, "indices", indices, 1); err != nil {
-		return nil, err
-	}
-	if err := kernels.CheckDim(op, "data", dim, data.Rank()); err != nil {
-		return nil, err
-	}
-	if err := checkIndices(op, "indices", indices.U32(), data.Shape[dim], "data.shape[dim]"); err != nil {
-		return nil, err
-	}
-	shape := append([]int{}, data.Shape...)
-	shape[dim] = indices.Shape[0]
-	if err := checkOutShape(op, shape); err != nil {
+	if err := kernels.CheckIndices("index_select", "indices", indices.U32(), data.Shape[dim], "data.shape[dim]"); err != nil {
 		return nil, err
 	}
 	return tensor.New(data.DType, shape), nil
@@ -176,36 +145,14 @@ func GatherRef(data, indices *tensor.Tensor, dim int) (*tensor.Tensor, error) {
 }
 
 func gatherSetup(data, indices *tensor.Tensor, dim int) (*tensor.Tensor, error) {
-	const op = "gather"
-	if err := kernels.CheckOperand(op, "data", data, kernels.IndexDataDTypes); err != nil {
+	shape, err := kernels.GatherShape(data, indices, dim)
+	if err != nil {
 		return nil, err
 	}
-	if err := kernels.CheckOperand(op, "indices", indices, kernels.IndexDTypes); err != nil {
+	if err := kernels.CheckIndices("gather", "indices", indices.U32(), data.Shape[dim], "data.shape[dim]"); err != nil {
 		return nil, err
 	}
-	if indices.Rank() != data.Rank() {
-		return nil, kernels.Violatef(op, "indices has rank %d but data has rank %d (contract: indices same_rank=data)", indices.Rank(), data.Rank())
-	}
-	if err := kernels.CheckDim(op, "data", dim, data.Rank()); err != nil {
-		return nil, err
-	}
-	if err := checkNotLarger(op, "indices", indices.Shape, "data", data.Shape, dim); err != nil {
-		return nil, err
-	}
-	if err := checkIndices(op, "indices", indices.U32(), data.Shape[dim], "data.shape[dim]"); err != nil {
-		return nil, err
-	}
-	return tensor.New(data.DType, indices.Shape), nil
-}
-
-// checkNotLarger enforces a.shape[d] <= b.shape[d] for every d != dim.
-func checkNotLarger(op, a string, as []int, b string, bs []int, dim int) error {
-	for d := range as {
-		if d != dim && as[d] > bs[d] {
-			return kernels.Violatef(op, "%s.shape[%d] = %d exceeds %s.shape[%d] = %d (contract: %s.shape[d] <= %s.shape[d] for d != dim)", a, d, as[d], b, d, bs[d], a, b)
-		}
-	}
-	return nil
+	return tensor.New(data.DType, shape), nil
 }
 
 // ---- embedding ----
@@ -213,26 +160,13 @@ func checkNotLarger(op, a string, as []int, b string, bs []int, dim int) error {
 // Embedding is embedding: table [V, D] (rank 2), ids rank-1 U32; row i of
 // the [len(ids), D] output is table[ids[i]], copied whole.
 func Embedding(table, ids *tensor.Tensor) (*tensor.Tensor, error) {
-	const op = "embedding"
-	if err := kernels.CheckOperand(op, "table", table, kernels.FloatDTypes); err != nil {
-		return nil, err
-	}
-	if err := kernels.CheckRank(op, "table", table, 2); err != nil {
-		return nil, err
-	}
-	if err := kernels.CheckOperand(op, "ids", ids, kernels.IndexDTypes); err != nil {
-		return nil, err
-	}
-	if err := kernels.CheckRank(op, "ids", ids, 1); err != nil {
+	shape, err := kernels.EmbeddingShape(table, ids)
+	if err != nil {
 		return nil, err
 	}
 	V, D := table.Shape[0], table.Shape[1]
 	id := ids.U32()
-	if err := checkIndices(op, "ids", id, V, "V"); err != nil {
-		return nil, err
-	}
-	shape := []int{len(id), D}
-	if err := checkOutShape(op, shape); err != nil {
+	if err := kernels.CheckIndices("embedding", "ids", id, V, "V"); err != nil {
 		return nil, err
 	}
 	out := tensor.New(table.DType, shape)
@@ -335,47 +269,13 @@ func IndexAddRef(base, indices, src *tensor.Tensor, dim int) (*tensor.Tensor, er
 }
 
 func indexAddSetup(base, indices, src *tensor.Tensor, dim int) (*tensor.Tensor, error) {
-	const op = "index_add"
-	if err := checkAddOperands(op, base, indices, src, dim); err != nil {
+	if err := kernels.CheckIndexAdd(base, indices, src, dim); err != nil {
 		return nil, err
 	}
-	if err := kernels.CheckRank(op, "indices", indices, 1); err != nil {
-		return nil, err
-	}
-	if src.Shape[dim] != indices.Shape[0] {
-		return nil, kernels.Violatef(op, "src.shape[%d] = %d but indices has %d entries (contract: src.dim[dim] == indices.len())", dim, src.Shape[dim], indices.Shape[0])
-	}
-	for d := range src.Shape {
-		if d != dim && src.Shape[d] != base.Shape[d] {
-			return nil, kernels.Violatef(op, "src.shape[%d] = %d differs from base.shape[%d] = %d (contract: base and src equal in every non-dim dim)", d, src.Shape[d], d, base.Shape[d])
-		}
-	}
-	if err := checkIndices(op, "indices", indices.U32(), base.Shape[dim], "base.shape[dim]"); err != nil {
+	if err := kernels.CheckIndices("index_add", "indices", indices.U32(), base.Shape[dim], "base.shape[dim]"); err != nil {
 		return nil, err
 	}
 	return base.Clone(), nil
-}
-
-func checkAddOperands(op string, base, indices, src *tensor.Tensor, dim int) error {
-	if err := kernels.CheckOperand(op, "base", base, kernels.FloatDTypes); err != nil {
-		return err
-	}
-	if err := kernels.CheckOperand(op, "indices", indices, kernels.IndexDTypes); err != nil {
-		return err
-	}
-	if err := kernels.CheckOperand(op, "src", src, kernels.FloatDTypes); err != nil {
-		return err
-	}
-	if err := kernels.CheckSameDType(op, "base", base, "src", src); err != nil {
-		return err
-	}
-	if err := kernels.CheckDim(op, "base", dim, base.Rank()); err != nil {
-		return err
-	}
-	if src.Rank() != base.Rank() {
-		return kernels.Violatef(op, "src has rank %d but base has rank %d (contract: src same_rank=base)", src.Rank(), base.Rank())
-	}
-	return nil
 }
 
 // ScatterAdd is scatter_add: a copy of base with out[p with dim ← idx[p]]
@@ -455,17 +355,10 @@ func ScatterAddRef(base, indices, src *tensor.Tensor, dim int) (*tensor.Tensor, 
 }
 
 func scatterAddSetup(base, indices, src *tensor.Tensor, dim int) (*tensor.Tensor, error) {
-	const op = "scatter_add"
-	if err := checkAddOperands(op, base, indices, src, dim); err != nil {
+	if err := kernels.CheckScatterAdd(base, indices, src, dim); err != nil {
 		return nil, err
 	}
-	if !kernels.SameShape(indices.Shape, src.Shape) {
-		return nil, kernels.Violatef(op, "indices shape %v differs from src shape %v (contract: indices same_as=src)", indices.Shape, src.Shape)
-	}
-	if err := checkNotLarger(op, "src", src.Shape, "base", base.Shape, dim); err != nil {
-		return nil, err
-	}
-	if err := checkIndices(op, "indices", indices.U32(), base.Shape[dim], "base.shape[dim]"); err != nil {
+	if err := kernels.CheckIndices("scatter_add", "indices", indices.U32(), base.Shape[dim], "base.shape[dim]"); err != nil {
 		return nil, err
 	}
 	return base.Clone(), nil

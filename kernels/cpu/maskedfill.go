@@ -12,17 +12,7 @@ import (
 // element width. mask is BOOL with exactly x's shape (no broadcasting); fill
 // is one pre-encoded element (len == dtype size).
 func MaskedFill(x, mask *tensor.Tensor, fill []byte) (*tensor.Tensor, error) {
-	const op = "masked_fill"
-	if err := kernels.CheckOperand(op, "input", x, nil); err != nil {
-		return nil, err
-	}
-	if err := kernels.CheckOperand(op, "mask", mask, []tensor.DType{tensor.BOOL}); err != nil {
-		return nil, err
-	}
-	if !kernels.SameShape(x.Shape, mask.Shape) {
-		return nil, kernels.Violatef(op, "mask shape %v differs from input shape %v (contract: mask same_as=input, no broadcasting)", mask.Shape, x.Shape)
-	}
-	if err := kernels.CheckFill(op, fill, x.DType); err != nil {
+	if err := kernels.CheckMaskedFill(x, mask, fill); err != nil {
 		return nil, err
 	}
 	// Element views are native-endian over little-endian data (the hosts

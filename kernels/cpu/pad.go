@@ -80,34 +80,11 @@ func PadRef(x *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad, fill []byte
 
 // padSetup validates a forward pad before any work and allocates the output.
 func padSetup(x *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad, fill []byte) (*tensor.Tensor, error) {
-	const op = "pad"
-	if err := kernels.CheckOperand(op, "input", x, nil); err != nil {
-		return nil, err
-	}
-	if err := checkMode(op, mode); err != nil {
-		return nil, err
-	}
-	outShape, err := kernels.PadOutShape(op, mode, x.Shape, pads)
+	shape, err := kernels.PadShape(x, mode, pads, fill)
 	if err != nil {
 		return nil, err
 	}
-	if mode == kernels.Constant {
-		if err := kernels.CheckFill(op, fill, x.DType); err != nil {
-			return nil, err
-		}
-	}
-	if err := tensor.CheckShape(outShape); err != nil {
-		return nil, kernels.Violatef(op, "output: %v", err)
-	}
-	return tensor.New(x.DType, outShape), nil
-}
-
-func checkMode(op string, mode kernels.Mode) error {
-	switch mode {
-	case kernels.Constant, kernels.Reflect, kernels.Replicate:
-		return nil
-	}
-	return kernels.Violatef(op, "mode_tag %d is not a pad mode (contract: mode_tag in {0 Constant, 1 Reflect, 2 Replicate})", int(mode))
+	return tensor.New(x.DType, shape), nil
 }
 
 func byteStrides(shape []int, es int) []int {
@@ -315,14 +292,7 @@ outer:
 }
 
 func padBackwardSetup(g *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad) ([]int, error) {
-	const op = "pad_backward"
-	if err := kernels.CheckOperand(op, "grad_out", g, kernels.FloatDTypes); err != nil {
-		return nil, err
-	}
-	if err := checkMode(op, mode); err != nil {
-		return nil, err
-	}
-	return kernels.PadBackwardInShape(op, mode, g.Shape, pads)
+	return kernels.PadBackwardShape(g, mode, pads, kernels.FloatDTypes)
 }
 
 // widenAt reads element i of a float tensor exactly as f64.

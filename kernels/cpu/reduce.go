@@ -622,22 +622,9 @@ func (p *projector) next() {
 // which is -0 for a negative upstream and NaN for an infinite one.
 // upstream must have exactly the target shape and x's dtype.
 func ReduceMaxToBackward(x, upstream *tensor.Tensor, target []int) (*tensor.Tensor, error) {
-	const op = "reduce_max_to_backward"
-	if err := checkFloatX(op, x); err != nil {
-		return nil, err
-	}
-	if err := kernels.CheckOperand(op, "upstream", upstream, kernels.FloatDTypes); err != nil {
-		return nil, err
-	}
-	if err := kernels.CheckSameDType(op, "x", x, "upstream", upstream); err != nil {
-		return nil, err
-	}
-	al, err := kernels.AlignTarget(op, x.Shape, target)
+	al, err := kernels.ReduceMaxToBackwardShape(x, upstream, target)
 	if err != nil {
 		return nil, err
-	}
-	if !kernels.SameShape(upstream.Shape, target) {
-		return nil, kernels.Violatef(op, "upstream shape %v differs from the target shape %v (contract: upstream same_as=out_shape)", upstream.Shape, target)
 	}
 	u := loadFloat(upstream)
 	return apply(x, x.Shape,

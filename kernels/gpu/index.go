@@ -28,16 +28,13 @@ type indexCall struct {
 	init           []byte
 }
 
+// checkHostIndices is the CPU path's index check, run on the host before
+// dispatch (tests switch it off to exercise the shader's own check).
 func (d *Device) checkHostIndices(op, operand string, idx []uint32, bound int, limit string) error {
 	if d.skipHostIndexCheck {
 		return nil
 	}
-	for i, v := range idx {
-		if uint64(v) >= uint64(bound) {
-			return kernels.IndexOutOfRange(op, operand, i, uint64(v), bound, limit)
-		}
-	}
-	return nil
+	return kernels.CheckIndices(op, operand, idx, bound, limit)
 }
 
 func (d *Device) runIndex(c *indexCall) (*tensor.Tensor, error) {
@@ -128,25 +125,12 @@ func (d *Device) runIndex(c *indexCall) (*tensor.Tensor, error) {
 // rank-1 U32 indices. Pure data movement: bitwise equal to the CPU path.
 func (d *Device) IndexSelect(data, indices *tensor.Tensor, dim int) (*tensor.Tensor, error) {
 	const op = "index_select"
-	if err := kernels.CheckOperand(op, "data", data, kernels.IndexDataDTypes); err != nil {
-		return nil, err
-	}
-	if err := kernels.CheckOperand(op, "indices", indices, kernels.IndexDTypes); err != nil {
-		return nil, err
-	}
-	if err := kernels.CheckRank(op, "indices", indices, 1); err != nil {
-		return nil, err
-	}
-	if err := kernels.CheckDim(op, "data", dim, data.Rank()); err != nil {
+	shape, err := kernels.IndexSelectShape(data, indices, dim)
+	if err != nil {
 		return nil, err
 	}
 	if err := d.checkHostIndices(op, "indices", indices.U32(), data.Shape[dim], "data.shape[dim]"); err != nil {
 		return nil, err
-	}
-	shape := append([]int{}, data.Shape...)
-	shape[dim] = indices.Shape[0]
-	if err := tensor.CheckShape(shape); err != nil {
-		return nil, kernels.Violatef(op, "output: %v", err)
 	}
 	return d.runIndex(&indexCall{op: op, entry: "index_select", data: data, idx: indices, dim: dim,
 		outShape: shape, a: data.Shape, b: indices.Shape, bound: data.Shape[dim], length: indices.Shape[0],
@@ -157,19 +141,7 @@ func (d *Device) IndexSelect(data, indices *tensor.Tensor, dim int) (*tensor.Ten
 // indices' shape. Bitwise equal to the CPU path.
 func (d *Device) Gather(data, indices *tensor.Tensor, dim int) (*tensor.Tensor, error) {
 	const op = "gather"
-	if err := kernels.CheckOperand(op, "data", data, kernels.IndexDataDTypes); err != nil {
-		return nil, err
-	}
-	if err := kernels.CheckOperand(op, "indices", indices, kernels.IndexDTypes); err != nil {
-		return nil, err
-	}
-	if indices.Rank() != data.Rank() {
-		return nil, kernels.Violatef(op, "indices has rank %d but data has rank %d (contract: indices same_rank=data)", indices.Rank(), data.Rank())
-	}
-	if err := kernels.CheckDim(op, "data", dim, data.Rank()); err != nil {
-		return nil, err
-	}
-	if err := checkNotLarger(op, "indices", indices.Shape, "data", data.Shape, dim); err != nil {
+	if _, err := kernels.GatherShape(data, indices, dim); err != nil {
 		return nil, err
 	}
 	if err := d.checkHostIndices(op, "indices", indices.U32(), data.Shape[dim], "data.shape[dim]"); err != nil {
@@ -180,63 +152,26 @@ func (d *Device) Gather(data, indices *tensor.Tensor, dim int) (*tensor.Tensor, 
 		operand: "indices", limit: "data.shape[dim]"})
 }
 
-func checkNotLarger(op, a string, as []int, b string, bs []int, dim int) error {
-	for d := range as {
-		if d != dim && as[d] > bs[d] {
-			return kernels.Violatef(op, "%s.shape[%d] = %d exceeds %s.shape[%d] = %d (contract: %s.shape[d] <= %s.shape[d] for d != dim)", a, d, as[d], b, d, bs[d], a, b)
-		}
-	}
-	return nil
-}
-
 // Embedding: table [V, D], rank-1 U32 ids -> [len(ids), D], row i =
 // table[ids[i]] (index_select along dim 0). Bitwise equal to the CPU path.
 func (d *Device) Embedding(table, ids *tensor.Tensor) (*tensor.Tensor, error) {
 	const op = "embedding"
-	if err := kernels.CheckOperand(op, "table", table, kernels.FloatDTypes); err != nil {
+	shape, err := kernels.EmbeddingShape(table, ids)
+	if err != nil {
 		return nil, err
 	}
-	if err := kernels.CheckRank(op, "table", table, 2); err != nil {
-		return nil, err
-	}
-	if err := kernels.CheckOperand(op, "ids", ids, kernels.IndexDTypes); err != nil {
-		return nil, err
-	}
-	if err := kernels.CheckRank(op, "ids", ids, 1); err != nil {
-		return nil, err
-	}
-	V, D := table.Shape[0], table.Shape[1]
+	V := table.Shape[0]
 	if err := d.checkHostIndices(op, "ids", ids.U32(), V, "V"); err != nil {
 		return nil, err
-	}
-	shape := []int{ids.Shape[0], D}
-	if err := tensor.CheckShape(shape); err != nil {
-		return nil, kernels.Violatef(op, "output: %v", err)
 	}
 	return d.runIndex(&indexCall{op: op, entry: "index_select", data: table, idx: ids, dim: 0,
 		outShape: shape, a: table.Shape, b: ids.Shape, bound: V, length: ids.Shape[0],
 		operand: "ids", limit: "V"})
 }
 
-func checkAddOperands(op string, base, indices, src *tensor.Tensor, dim int) error {
-	if err := kernels.CheckOperand(op, "base", base, kernels.FloatDTypes); err != nil {
-		return err
-	}
-	if err := kernels.CheckOperand(op, "indices", indices, kernels.IndexDTypes); err != nil {
-		return err
-	}
-	if err := kernels.CheckOperand(op, "src", src, kernels.FloatDTypes); err != nil {
-		return err
-	}
-	if err := kernels.CheckSameDType(op, "base", base, "src", src); err != nil {
-		return err
-	}
-	if err := kernels.CheckDim(op, "base", dim, base.Rank()); err != nil {
-		return err
-	}
-	if src.Rank() != base.Rank() {
-		return kernels.Violatef(op, "src has rank %d but base has rank %d (contract: src same_rank=base)", src.Rank(), base.Rank())
-	}
+// noF64 refuses F64 for the adds: WGSL in browsers has no f64 arithmetic,
+// so the project's GPU contract lists F32, F16, BF16 only.
+func noF64(op string, base *tensor.Tensor) error {
 	if base.DType == tensor.F64 {
 		return fmt.Errorf("%s: F64 is not available on the GPU kernels (contract fkc-wgsl-kernels: dtypes [F32, F16, BF16]); runs on CPU", op)
 	}
@@ -249,19 +184,11 @@ func checkAddOperands(op string, base, indices, src *tensor.Tensor, dim int) err
 // contributions come from a host-built bucket table (O(base_n + src_n)).
 func (d *Device) IndexAdd(base, indices, src *tensor.Tensor, dim int) (*tensor.Tensor, error) {
 	const op = "index_add"
-	if err := checkAddOperands(op, base, indices, src, dim); err != nil {
+	if err := kernels.CheckIndexAdd(base, indices, src, dim); err != nil {
 		return nil, err
 	}
-	if err := kernels.CheckRank(op, "indices", indices, 1); err != nil {
+	if err := noF64(op, base); err != nil {
 		return nil, err
-	}
-	if src.Shape[dim] != indices.Shape[0] {
-		return nil, kernels.Violatef(op, "src.shape[%d] = %d but indices has %d entries (contract: src.dim[dim] == indices.len())", dim, src.Shape[dim], indices.Shape[0])
-	}
-	for a := range src.Shape {
-		if a != dim && src.Shape[a] != base.Shape[a] {
-			return nil, kernels.Violatef(op, "src.shape[%d] = %d differs from base.shape[%d] = %d (contract: base and src equal in every non-dim dim)", a, src.Shape[a], a, base.Shape[a])
-		}
 	}
 	if err := d.checkHostIndices(op, "indices", indices.U32(), base.Shape[dim], "base.shape[dim]"); err != nil {
 		return nil, err
@@ -277,13 +204,10 @@ func (d *Device) IndexAdd(base, indices, src *tensor.Tensor, dim int) (*tensor.T
 // contributions come from a host-built bucket table (O(base_n + src_n)).
 func (d *Device) ScatterAdd(base, indices, src *tensor.Tensor, dim int) (*tensor.Tensor, error) {
 	const op = "scatter_add"
-	if err := checkAddOperands(op, base, indices, src, dim); err != nil {
+	if err := kernels.CheckScatterAdd(base, indices, src, dim); err != nil {
 		return nil, err
 	}
-	if !kernels.SameShape(indices.Shape, src.Shape) {
-		return nil, kernels.Violatef(op, "indices shape %v differs from src shape %v (contract: indices same_as=src)", indices.Shape, src.Shape)
-	}
-	if err := checkNotLarger(op, "src", src.Shape, "base", base.Shape, dim); err != nil {
+	if err := noF64(op, base); err != nil {
 		return nil, err
 	}
 	if err := d.checkHostIndices(op, "indices", indices.U32(), base.Shape[dim], "base.shape[dim]"); err != nil {

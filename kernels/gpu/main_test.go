@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -57,7 +58,7 @@ func randFloat(r *rand.Rand, dt tensor.DType, shape []int, scale float64) *tenso
 // sameBits fails with the first few differing elements.
 func sameBits(t *testing.T, what string, got, want *tensor.Tensor) bool {
 	t.Helper()
-	if got.DType != want.DType || !sameShape(got.Shape, want.Shape) {
+	if got.DType != want.DType || !slices.Equal(got.Shape, want.Shape) {
 		t.Errorf("%s: got %s, want %s", what, got, want)
 		return false
 	}

@@ -83,14 +83,6 @@ func fillWords(fill []byte) (uint32, uint32) {
 	return getU32(b[:4]), getU32(b[4:])
 }
 
-func checkMode(op string, mode kernels.Mode) error {
-	switch mode {
-	case kernels.Constant, kernels.Reflect, kernels.Replicate:
-		return nil
-	}
-	return kernels.Violatef(op, "mode_tag %d is not a pad mode (contract: mode_tag in {0 Constant, 1 Reflect, 2 Replicate})", int(mode))
-}
-
 func elemWords(n, eb int) uint64 {
 	switch eb {
 	case 1:
@@ -106,21 +98,12 @@ func elemWords(n, eb int) uint64 {
 // mode's element bit pattern (nil = zeros); it is ignored by reflect/replicate.
 func (d *Device) Pad(x *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad, fill []byte) (*tensor.Tensor, error) {
 	const op = "pad"
-	if err := kernels.CheckOperand(op, "input", x, nil); err != nil {
-		return nil, err
-	}
-	if err := checkMode(op, mode); err != nil {
-		return nil, err
-	}
-	outShape, err := kernels.PadOutShape(op, mode, x.Shape, pads)
+	outShape, err := kernels.PadShape(x, mode, pads, fill)
 	if err != nil {
 		return nil, err
 	}
 	var lo, hi uint32
 	if mode == kernels.Constant {
-		if err := kernels.CheckFill(op, fill, x.DType); err != nil {
-			return nil, err
-		}
 		lo, hi = fillWords(fill)
 	}
 	if err := tensor.CheckShape(outShape); err != nil {
@@ -192,13 +175,7 @@ func (d *Device) PadBackward(gradOut *tensor.Tensor, mode kernels.Mode, pads []k
 	if mode == kernels.Constant {
 		dts = nil
 	}
-	if err := kernels.CheckOperand(op, "grad_out", gradOut, dts); err != nil {
-		return nil, err
-	}
-	if err := checkMode(op, mode); err != nil {
-		return nil, err
-	}
-	inShape, err := kernels.PadBackwardInShape(op, mode, gradOut.Shape, pads)
+	inShape, err := kernels.PadBackwardShape(gradOut, mode, pads, dts)
 	if err != nil {
 		return nil, err
 	}
@@ -276,16 +253,7 @@ func (d *Device) PadBackward(gradOut *tensor.Tensor, mode kernels.Mode, pads []k
 // mask is BOOL with x's shape (no broadcasting).
 func (d *Device) MaskedFill(x, mask *tensor.Tensor, fill []byte) (*tensor.Tensor, error) {
 	const op = "masked_fill"
-	if err := kernels.CheckOperand(op, "input", x, nil); err != nil {
-		return nil, err
-	}
-	if err := kernels.CheckOperand(op, "mask", mask, []tensor.DType{tensor.BOOL}); err != nil {
-		return nil, err
-	}
-	if !kernels.SameShape(x.Shape, mask.Shape) {
-		return nil, kernels.Violatef(op, "mask shape %v differs from input shape %v (contract: mask same_as=input, no broadcasting)", mask.Shape, x.Shape)
-	}
-	if err := kernels.CheckFill(op, fill, x.DType); err != nil {
+	if err := kernels.CheckMaskedFill(x, mask, fill); err != nil {
 		return nil, err
 	}
 	lo, hi := fillWords(fill)
@@ -321,8 +289,6 @@ func (d *Device) MaskedFill(x, mask *tensor.Tensor, fill []byte) (*tensor.Tensor
 	copy(out.Data, dst.data)
 	return out, nil
 }
-
-func sameShape(a, b []int) bool { return kernels.SameShape(a, b) }
 
 // padMap maps an output coordinate c of one axis to its input coordinate
 // (-1: a constant-fill slot), as pad.wgsl's source_index does.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"slices"
 	"strings"
 	"testing"
 
@@ -85,7 +86,7 @@ func TestPadBackwardAccumulate(t *testing.T) {
 					continue
 				}
 				inShape, sum, cnt, mag := refPadBackwardAcc(g, mode, c.pads)
-				if !sameShape(got.Shape, inShape) || got.DType != dt {
+				if !slices.Equal(got.Shape, inShape) || got.DType != dt {
 					t.Errorf("%s: got %s, want %v%v", name, got, dt, inShape)
 					continue
 				}

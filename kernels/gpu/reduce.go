@@ -335,21 +335,12 @@ func (d *Device) ReduceMaxTo(x *tensor.Tensor, target []int) (*tensor.Tensor, er
 // mask ? upstream/count : upstream/count·0.
 func (d *Device) ReduceMaxToBackward(x, upstream *tensor.Tensor, target []int) (*tensor.Tensor, error) {
 	const op = "reduce_max_to_backward"
-	if err := checkGPUFloat(op, "x", x); err != nil {
-		return nil, err
-	}
-	if err := kernels.CheckOperand(op, "upstream", upstream, kernels.FloatDTypes); err != nil {
-		return nil, err
-	}
-	if err := kernels.CheckSameDType(op, "x", x, "upstream", upstream); err != nil {
-		return nil, err
-	}
-	al, err := kernels.AlignTarget(op, x.Shape, target)
+	al, err := kernels.ReduceMaxToBackwardShape(x, upstream, target)
 	if err != nil {
 		return nil, err
 	}
-	if !kernels.SameShape(upstream.Shape, target) {
-		return nil, kernels.Violatef(op, "upstream shape %v differs from the target shape %v (contract: upstream same_as=out_shape)", upstream.Shape, target)
+	if err := checkGPUFloat(op, "x", x); err != nil {
+		return nil, err
 	}
 	if err := checkRank(op, x.Rank()); err != nil {
 		return nil, err

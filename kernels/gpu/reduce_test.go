@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"slices"
 	"testing"
 
 	"github.com/fkc-playground/fkc/kernels"
@@ -305,7 +306,7 @@ func TestReduceSumToWithinBound(t *testing.T) {
 				t.Errorf("%s: %v", name, err)
 				continue
 			}
-			if !sameShape(got.Shape, c.target) {
+			if !slices.Equal(got.Shape, c.target) {
 				t.Errorf("%s: shape %v", name, got.Shape)
 				continue
 			}
