@@ -35,8 +35,9 @@ type Def struct {
 	Value uint32
 }
 
-// Module assembles a complete WGSL module: common.wgsl, the specialisation
-// constants, then the family file.
+// Module assembles a complete WGSL module: common.wgsl, the fragments the
+// family file names on a leading `//! uses: a.wgsl b.wgsl` line, the
+// specialisation constants, then the family file.
 func Module(name string, defs ...Def) (string, error) {
 	common, err := Source("common.wgsl")
 	if err != nil {
@@ -48,6 +49,16 @@ func Module(name string, defs ...Def) (string, error) {
 	}
 	var sb strings.Builder
 	sb.WriteString(common)
+	if first, _, _ := strings.Cut(body, "\n"); strings.HasPrefix(first, "//! uses:") {
+		for _, inc := range strings.Fields(strings.TrimPrefix(first, "//! uses:")) {
+			frag, err := Source(inc)
+			if err != nil {
+				return "", fmt.Errorf("wgsl: %s uses %s: %v", name, inc, err)
+			}
+			sb.WriteString("\n// ---- " + inc + " ----\n")
+			sb.WriteString(frag)
+		}
+	}
 	sb.WriteString("\n// ---- specialisation (set by kernels/gpu) ----\n")
 	for _, d := range defs {
 		fmt.Fprintf(&sb, "const %s: u32 = %du;\n", d.Name, d.Value)

@@ -1,3 +1,4 @@
+//! uses: dtype.wgsl
 // pad_backward.wgsl — pad_backward_{reflect,replicate}_{f32,f16,bf16}.
 //
 // Specialisation: DT (0 f32, 1 f16, 2 bf16), MODE (1 reflect, 2 replicate).
@@ -44,20 +45,6 @@ fn target_index(e: u32) -> u32 {
         stride = stride * n_in;
     }
     return s;
-}
-
-fn widen(h: u32) -> f32 {
-    if (DT == 1u) {
-        return bitcast<f32>(f16_bits_to_f32_bits(h));
-    }
-    return bitcast<f32>(bf16_bits_to_f32_bits(h));
-}
-
-fn narrow(f: f32) -> u32 {
-    if (DT == 1u) {
-        return f32_bits_to_f16_bits(bitcast<u32>(f));
-    }
-    return f32_bits_to_bf16_bits(bitcast<u32>(f));
 }
 
 @compute @workgroup_size(256)

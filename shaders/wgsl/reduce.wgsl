@@ -1,3 +1,4 @@
+//! uses: dtype.wgsl
 // reduce.wgsl — this project's reductions (contracts/project/fkc-wgsl-kernels.fkc.md):
 // sum/max/min/mean over all elements or one dim, argmax/argmin along a dim,
 // reduce_sum_to / reduce_max_to, and the max pass of reduce_max_to_backward.
@@ -70,27 +71,6 @@ fn load_bits(e: u32) -> u32 {
         return x[e];
     }
     return (x[e >> 1u] >> ((e & 1u) * 16u)) & 0xffffu;
-}
-
-// Element bits widened exactly to f32 bits.
-fn wide(b: u32) -> u32 {
-    if (DT == 1u) {
-        return f16_bits_to_f32_bits(b);
-    }
-    if (DT == 2u) {
-        return bf16_bits_to_f32_bits(b);
-    }
-    return b;
-}
-
-fn narrow(f: f32) -> u32 {
-    if (DT == 1u) {
-        return f32_bits_to_f16_bits(bitcast<u32>(f));
-    }
-    if (DT == 2u) {
-        return f32_bits_to_bf16_bits(bitcast<u32>(f));
-    }
-    return bitcast<u32>(f);
 }
 
 fn seed_bits() -> u32 {

@@ -1,3 +1,4 @@
+//! uses: dtype.wgsl
 // reduce_backward.wgsl — the gradient passes of reduce_max_to_backward.
 // (The forward max per target cell comes from reduce.wgsl `level` with OP = 1.)
 //
@@ -29,26 +30,6 @@ fn load_up(e: u32) -> u32 {
         return up[e];
     }
     return (up[e >> 1u] >> ((e & 1u) * 16u)) & 0xffffu;
-}
-
-fn wide(b: u32) -> u32 {
-    if (DT == 1u) {
-        return f16_bits_to_f32_bits(b);
-    }
-    if (DT == 2u) {
-        return bf16_bits_to_f32_bits(b);
-    }
-    return b;
-}
-
-fn narrow(f: f32) -> u32 {
-    if (DT == 1u) {
-        return f32_bits_to_f16_bits(bitcast<u32>(f));
-    }
-    if (DT == 2u) {
-        return f32_bits_to_bf16_bits(bitcast<u32>(f));
-    }
-    return bitcast<u32>(f);
 }
 
 fn cell_of(i: u32) -> u32 {
