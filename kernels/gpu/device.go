@@ -104,6 +104,9 @@ type Device struct {
 	// run the late map callback through a cgo handle it no longer owns
 	// ("misuse of an invalid Handle" crash).
 	wedged bool
+	// stallForTest stops readBack from polling, as a hung device would:
+	// the timeout path then runs deterministically in tests.
+	stallForTest bool
 
 	// MapTimeout bounds the wait for a dispatch's results (native); past it
 	// the call returns an error instead of hanging. Default 2 minutes.
