@@ -13,10 +13,10 @@ import (
 // CheckIndices checks the values (the GPU also checks them in the shader).
 
 // CheckIndices reports the first index, in flat order, that is not < bound.
-func CheckIndices(op, operand string, idx []uint32, bound int, limitName string) error {
-	for i, v := range idx {
+func CheckIndices(op, operand string, idx *tensor.Tensor, bound int, limitName string) error {
+	for i, v := range idx.U32() {
 		if uint64(v) >= uint64(bound) {
-			return IndexOutOfRange(op, operand, i, uint64(v), bound, limitName)
+			return IndexOutOfRange(op, operand, idx.Shape, i, uint64(v), bound, limitName)
 		}
 	}
 	return nil

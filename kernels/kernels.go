@@ -199,7 +199,23 @@ func AlignTarget(op string, in, target []int) ([]int, error) {
 }
 
 // IndexOutOfRange is the error every index kernel returns for a bad index,
-// on the CPU and (through an error-flag buffer) on the GPU alike.
-func IndexOutOfRange(op, operand string, pos int, value uint64, bound int, limitName string) error {
-	return Violatef(op, "%s[%d] = %d is out of range (contract: %s < %s = %d)", operand, pos, value, operand, limitName, bound)
+// on the CPU and (through an error-flag buffer) on the GPU alike. pos is the
+// flat position in an index operand of the given shape; it is shown as
+// coordinates ("indices[1,0]") when the operand has rank 2 or more.
+func IndexOutOfRange(op, operand string, shape []int, pos int, value uint64, bound int, limitName string) error {
+	return Violatef(op, "%s%s = %d is out of range (contract: %s < %s = %d)", operand, position(shape, pos), value, operand, limitName, bound)
+}
+
+// position renders flat position pos of a row-major shape as [i] or [i,j,…].
+func position(shape []int, pos int) string {
+	if len(shape) <= 1 {
+		return fmt.Sprintf("[%d]", pos)
+	}
+	c := make([]string, len(shape))
+	for a := len(shape) - 1; a >= 0; a-- {
+		n := max(shape[a], 1)
+		c[a] = fmt.Sprint(pos % n)
+		pos /= n
+	}
+	return "[" + strings.Join(c, ",") + "]"
 }

@@ -62,7 +62,7 @@ func indexSelectSetup(data, indices *tensor.Tensor, dim int) (*tensor.Tensor, er
 	if err != nil {
 		return nil, err
 	}
-	if err := kernels.CheckIndices("index_select", "indices", indices.U32(), data.Shape[dim], "data.shape[dim]"); err != nil {
+	if err := kernels.CheckIndices("index_select", "indices", indices, data.Shape[dim], "data.shape[dim]"); err != nil {
 		return nil, err
 	}
 	return tensor.New(data.DType, shape), nil
@@ -149,7 +149,7 @@ func gatherSetup(data, indices *tensor.Tensor, dim int) (*tensor.Tensor, error) 
 	if err != nil {
 		return nil, err
 	}
-	if err := kernels.CheckIndices("gather", "indices", indices.U32(), data.Shape[dim], "data.shape[dim]"); err != nil {
+	if err := kernels.CheckIndices("gather", "indices", indices, data.Shape[dim], "data.shape[dim]"); err != nil {
 		return nil, err
 	}
 	return tensor.New(data.DType, shape), nil
@@ -166,7 +166,7 @@ func Embedding(table, ids *tensor.Tensor) (*tensor.Tensor, error) {
 	}
 	V, D := table.Shape[0], table.Shape[1]
 	id := ids.U32()
-	if err := kernels.CheckIndices("embedding", "ids", id, V, "V"); err != nil {
+	if err := kernels.CheckIndices("embedding", "ids", ids, V, "V"); err != nil {
 		return nil, err
 	}
 	out := tensor.New(table.DType, shape)
@@ -272,7 +272,7 @@ func indexAddSetup(base, indices, src *tensor.Tensor, dim int) (*tensor.Tensor, 
 	if err := kernels.CheckIndexAdd(base, indices, src, dim); err != nil {
 		return nil, err
 	}
-	if err := kernels.CheckIndices("index_add", "indices", indices.U32(), base.Shape[dim], "base.shape[dim]"); err != nil {
+	if err := kernels.CheckIndices("index_add", "indices", indices, base.Shape[dim], "base.shape[dim]"); err != nil {
 		return nil, err
 	}
 	return base.Clone(), nil
@@ -358,7 +358,7 @@ func scatterAddSetup(base, indices, src *tensor.Tensor, dim int) (*tensor.Tensor
 	if err := kernels.CheckScatterAdd(base, indices, src, dim); err != nil {
 		return nil, err
 	}
-	if err := kernels.CheckIndices("scatter_add", "indices", indices.U32(), base.Shape[dim], "base.shape[dim]"); err != nil {
+	if err := kernels.CheckIndices("scatter_add", "indices", indices, base.Shape[dim], "base.shape[dim]"); err != nil {
 		return nil, err
 	}
 	return base.Clone(), nil

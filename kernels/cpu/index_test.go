@@ -233,7 +233,7 @@ func TestIndexErrors(t *testing.T) {
 			[]string{"indices[0] = 0 is out of range (contract: indices < data.shape[dim] = 0)"}},
 		// gather
 		{"gather out of range", func() error { _, err := Gather(d, u32s([]int{1, 2}, 1, 2), 1); return err },
-			[]string{"gather: indices[1] = 2 is out of range (contract: indices < data.shape[dim] = 2)"}},
+			[]string{"gather: indices[0,1] = 2 is out of range (contract: indices < data.shape[dim] = 2)"}},
 		{"gather rank", func() error { _, err := Gather(d, u32s([]int{2}, 0, 0), 0); return err },
 			[]string{"gather: indices has rank 1 but data has rank 2 (contract: indices same_rank=data)"}},
 		{"gather too large", func() error { _, err := Gather(d, u32s([]int{1, 3}, 0, 0, 0), 0); return err },
@@ -269,7 +269,7 @@ func TestIndexErrors(t *testing.T) {
 			[]string{"index_add: dim 1 is out of range for base of rank 1"}},
 		// scatter_add
 		{"scatter_add out of range", func() error { _, err := ScatterAdd(f32(2, 2), u32s([]int{1, 2}, 0, 2), f32(1, 2), 0); return err },
-			[]string{"scatter_add: indices[1] = 2 is out of range (contract: indices < base.shape[dim] = 2)"}},
+			[]string{"scatter_add: indices[0,1] = 2 is out of range (contract: indices < base.shape[dim] = 2)"}},
 		{"scatter_add shape", func() error { _, err := ScatterAdd(f32(2, 2), u32s([]int{2, 1}, 0, 0), f32(1, 2), 0); return err },
 			[]string{"scatter_add: indices shape [2 1] differs from src shape [1 2] (contract: indices same_as=src)"}},
 		{"scatter_add too large", func() error { _, err := ScatterAdd(f32(2, 2), u32s([]int{1, 3}, 0, 0, 0), f32(1, 3), 0); return err },

@@ -30,7 +30,7 @@ type indexCall struct {
 
 // checkHostIndices is the CPU path's index check, run on the host before
 // dispatch (tests switch it off to exercise the shader's own check).
-func (d *Device) checkHostIndices(op, operand string, idx []uint32, bound int, limit string) error {
+func (d *Device) checkHostIndices(op, operand string, idx *tensor.Tensor, bound int, limit string) error {
 	if d.skipHostIndexCheck {
 		return nil
 	}
@@ -115,7 +115,7 @@ func (d *Device) runIndex(c *indexCall) (*tensor.Tensor, error) {
 	}
 	if pos := getU32(flag.data); pos != 0xffffffff {
 		v := c.idx.U32()[pos]
-		return nil, kernels.IndexOutOfRange(c.op, c.operand, int(pos), uint64(v), c.bound, c.limit)
+		return nil, kernels.IndexOutOfRange(c.op, c.operand, c.idx.Shape, int(pos), uint64(v), c.bound, c.limit)
 	}
 	copy(out.Data, dst.data)
 	return out, nil
@@ -129,7 +129,7 @@ func (d *Device) IndexSelect(data, indices *tensor.Tensor, dim int) (*tensor.Ten
 	if err != nil {
 		return nil, err
 	}
-	if err := d.checkHostIndices(op, "indices", indices.U32(), data.Shape[dim], "data.shape[dim]"); err != nil {
+	if err := d.checkHostIndices(op, "indices", indices, data.Shape[dim], "data.shape[dim]"); err != nil {
 		return nil, err
 	}
 	return d.runIndex(&indexCall{op: op, entry: "index_select", data: data, idx: indices, dim: dim,
@@ -144,7 +144,7 @@ func (d *Device) Gather(data, indices *tensor.Tensor, dim int) (*tensor.Tensor, 
 	if _, err := kernels.GatherShape(data, indices, dim); err != nil {
 		return nil, err
 	}
-	if err := d.checkHostIndices(op, "indices", indices.U32(), data.Shape[dim], "data.shape[dim]"); err != nil {
+	if err := d.checkHostIndices(op, "indices", indices, data.Shape[dim], "data.shape[dim]"); err != nil {
 		return nil, err
 	}
 	return d.runIndex(&indexCall{op: op, entry: "gather", data: data, idx: indices, dim: dim,
@@ -161,7 +161,7 @@ func (d *Device) Embedding(table, ids *tensor.Tensor) (*tensor.Tensor, error) {
 		return nil, err
 	}
 	V := table.Shape[0]
-	if err := d.checkHostIndices(op, "ids", ids.U32(), V, "V"); err != nil {
+	if err := d.checkHostIndices(op, "ids", ids, V, "V"); err != nil {
 		return nil, err
 	}
 	return d.runIndex(&indexCall{op: op, entry: "index_select", data: table, idx: ids, dim: 0,
@@ -190,7 +190,7 @@ func (d *Device) IndexAdd(base, indices, src *tensor.Tensor, dim int) (*tensor.T
 	if err := noF64(op, base); err != nil {
 		return nil, err
 	}
-	if err := d.checkHostIndices(op, "indices", indices.U32(), base.Shape[dim], "base.shape[dim]"); err != nil {
+	if err := d.checkHostIndices(op, "indices", indices, base.Shape[dim], "base.shape[dim]"); err != nil {
 		return nil, err
 	}
 	return d.runIndex(&indexCall{op: op, entry: "index_add", data: base, idx: indices, src: src, dim: dim,
@@ -210,7 +210,7 @@ func (d *Device) ScatterAdd(base, indices, src *tensor.Tensor, dim int) (*tensor
 	if err := noF64(op, base); err != nil {
 		return nil, err
 	}
-	if err := d.checkHostIndices(op, "indices", indices.U32(), base.Shape[dim], "base.shape[dim]"); err != nil {
+	if err := d.checkHostIndices(op, "indices", indices, base.Shape[dim], "base.shape[dim]"); err != nil {
 		return nil, err
 	}
 	return d.runIndex(&indexCall{op: op, entry: "scatter_add", data: base, idx: indices, src: src, dim: dim,
