@@ -21,7 +21,11 @@
 // so that both backends reject bad input with the same words.
 package cpu
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/fkc-playground/fkc/tensor"
+)
 
 // Typed views over tensor bytes. Tensor data is 8-byte aligned (tensor.New),
 // so these are safe for every element width; they are byte-width views, not
@@ -70,3 +74,8 @@ func unflatten(i int, shape, coord []int) {
 		i /= shape[k]
 	}
 }
+
+// newOutput allocates a kernel's output. The tests replace it with an
+// allocator that poisons every byte (poison_test.go), so an output element a
+// kernel forgets to write cannot pass for a correct zero.
+var newOutput = tensor.New

@@ -65,7 +65,7 @@ func indexSelectSetup(data, indices *tensor.Tensor, dim int) (*tensor.Tensor, er
 	if err := kernels.CheckIndices("index_select", "indices", indices, data.Shape[dim], "data.shape[dim]"); err != nil {
 		return nil, err
 	}
-	return tensor.New(data.DType, shape), nil
+	return newOutput(data.DType, shape), nil
 }
 
 // ---- gather ----
@@ -152,7 +152,7 @@ func gatherSetup(data, indices *tensor.Tensor, dim int) (*tensor.Tensor, error) 
 	if err := kernels.CheckIndices("gather", "indices", indices, data.Shape[dim], "data.shape[dim]"); err != nil {
 		return nil, err
 	}
-	return tensor.New(data.DType, shape), nil
+	return newOutput(data.DType, shape), nil
 }
 
 // ---- embedding ----
@@ -169,7 +169,7 @@ func Embedding(table, ids *tensor.Tensor) (*tensor.Tensor, error) {
 	if err := kernels.CheckIndices("embedding", "ids", ids, V, "V"); err != nil {
 		return nil, err
 	}
-	out := tensor.New(table.DType, shape)
+	out := newOutput(table.DType, shape)
 	row := D * table.DType.Size()
 	for i, v := range id {
 		copy(out.Data[i*row:(i+1)*row], table.Data[int(v)*row:(int(v)+1)*row])

@@ -84,7 +84,7 @@ func padSetup(x *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad, fill []by
 	if err != nil {
 		return nil, err
 	}
-	return tensor.New(x.DType, shape), nil
+	return newOutput(x.DType, shape), nil
 }
 
 func byteStrides(shape []int, es int) []int {
@@ -326,7 +326,7 @@ func widenRow(t *tensor.Tensor, i int, dst []float64) {
 // narrowAcc stores the f64 accumulators in dtype dt: f64→f32, or
 // f64→f32→half (the contracts' "narrow f64->f32->bf16 on store").
 func narrowAcc(dt tensor.DType, shape []int, acc []float64) *tensor.Tensor {
-	out := tensor.New(dt, shape)
+	out := newOutput(dt, shape)
 	switch dt {
 	case tensor.F32:
 		o := out.F32()

@@ -97,7 +97,7 @@ func halfRounder(dt tensor.DType) func(float32) float32 {
 
 // storeFloat builds a dtype-dt tensor from computed values (one of f32/f64).
 func storeFloat(dt tensor.DType, shape []int, f32 []float32, f64 []float64) *tensor.Tensor {
-	out := tensor.New(dt, shape)
+	out := newOutput(dt, shape)
 	switch dt {
 	case tensor.F32:
 		copy(out.F32(), f32)
@@ -452,7 +452,7 @@ func argDim(op string, x *tensor.Tensor, dim int, max, ref bool) (*tensor.Tensor
 	if err := kernels.CheckAxisIndexable(op, n); err != nil {
 		return nil, err
 	}
-	out := tensor.New(tensor.U32, kernels.DropDim(x.Shape, dim))
+	out := newOutput(tensor.U32, kernels.DropDim(x.Shape, dim))
 	idx := out.U32()
 	d := loadFloat(x)
 	switch {
@@ -525,6 +525,7 @@ func argDimFast[T float](x []T, out []uint32, outer, n, inner int, max bool) {
 	best := make([]T, inner)
 	for o := 0; o < outer; o++ {
 		idx := out[o*inner : (o+1)*inner]
+		clear(idx) // the seed: element 0 of each axis, index 0
 		copy(best, x[o*n*inner:(o*n+1)*inner])
 		for j := 1; j < n; j++ {
 			row := x[(o*n+j)*inner : (o*n+j+1)*inner]
