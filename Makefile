@@ -7,7 +7,7 @@ GOROOT  := $(shell $(GO) env GOROOT)
 STATIC  := web/static
 FUZZTIME ?= 20s
 
-.PHONY: run serve wasm fkc test deps vet unit fuzz verify bench clean
+.PHONY: run wasm fkc test deps vet unit fuzz verify bench clean
 
 run: wasm
 	$(GO) run ./web -addr $(ADDR) -dir $(STATIC)
@@ -35,7 +35,7 @@ unit:
 	FKC_BIN=$(CURDIR)/bin/fkc $(GO) test -count=1 -timeout 40m ./...
 
 fuzz:
-	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./contract
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./contract
 
 verify:
 	./bin/fkc verify --backend cpu --cases 10

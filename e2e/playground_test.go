@@ -243,6 +243,9 @@ func TestRunMatchesNativeCPU(t *testing.T) {
 				if backend == "cpu" && (r.Kernel != want.Kernel || r.Provider != want.Provider) {
 					t.Errorf("cpu served by %s (%s), native by %s (%s)", r.Kernel, r.Provider, want.Kernel, want.Provider)
 				}
+				if backend == "webgpu" && r.Provider != "fuel-vulkan-kernels" && r.Provider != "fkc-wgsl-kernels" {
+					t.Errorf("webgpu served by %s (%s), not by a GPU contract", r.Kernel, r.Provider)
+				}
 				t.Logf("%-6s kernel %s (%s)", backend, r.Kernel, r.Provider)
 			}
 		})
