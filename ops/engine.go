@@ -91,6 +91,12 @@ func (e *Engine) Exercised(entryPoint string) []string {
 	return e.entries[entryPoint].Exercised()
 }
 
+// DispatchOps is the op/variants for which dispatch picks this entry point
+// (Link.Ops; empty for kernels run only from their own page).
+func (e *Engine) DispatchOps(entryPoint string) []string {
+	return e.entries[entryPoint].Ops
+}
+
 // Runnable reports whether an entry point's implementation is attached now
 // (GPU links only once a device is open).
 func (e *Engine) Runnable(entryPoint string) bool {
@@ -190,15 +196,14 @@ func (e *Engine) Select(cb string, c *Call) (*registry.Binding, error) {
 	if len(dtypeOK) == 0 {
 		return nil, e.noBinding(cb, c, variant, primary.DType, sameOp)
 	}
-	// Secondary operands (indices, mask, src, upstream) must have the
-	// contract's dtype too.
-	for _, b := range dtypeOK {
-		if err := checkOperandDTypes(b, spec, c); err != nil {
-			return nil, err
-		}
-		return b, nil
+	// The link table makes the choice unique (TestDispatchIsUnambiguous);
+	// secondary operands (indices, mask, src, upstream) must then have the
+	// contract's dtypes too.
+	b := dtypeOK[0]
+	if err := checkOperandDTypes(b, spec, c); err != nil {
+		return nil, err
 	}
-	panic("unreachable")
+	return b, nil
 }
 
 func checkOperandDTypes(b *registry.Binding, spec Spec, c *Call) error {

@@ -196,3 +196,44 @@ func TestDispatchNotes(t *testing.T) {
 		}
 	}
 }
+
+// For every backend, op/variant and dtype at most one linked binding
+// serves a call: shared registry keys (DuplicateKernelRef) never leave
+// dispatch a choice to make.
+func TestDispatchIsUnambiguous(t *testing.T) {
+	e := engine(t)
+	type key struct{ backend, variant, dtype string }
+	served := map[key][]string{}
+	for _, b := range e.Reg.Bindings {
+		for _, v := range e.Exercised(b.Kernel.EntryPoint) {
+			if !e.Runnable(b.Kernel.EntryPoint) {
+				continue
+			}
+			l := linkOps(e, b.Kernel.EntryPoint)
+			if !contains(l, v) {
+				continue // exercised from its page only (Runs), not dispatched
+			}
+			k := key{b.Backend, v, b.InputDTypes[0].String()}
+			served[k] = append(served[k], b.Kernel.Name)
+		}
+	}
+	if len(served) < 100 {
+		t.Fatalf("only %d (backend, op/variant, dtype) cells are served", len(served))
+	}
+	for k, ks := range served {
+		if len(ks) > 1 {
+			t.Errorf("%v is served by %v", k, ks)
+		}
+	}
+}
+
+func linkOps(e *ops.Engine, ep string) []string { return e.DispatchOps(ep) }
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
