@@ -29,6 +29,14 @@ const (
 	seqMax = 32          // segments this short are folded by one thread, in order
 )
 
+// The bulk first sum level (`bulk` in reduce.wgsl): bulkRounds·chunk
+// contiguous elements per workgroup, taken when a sum's reduced elements
+// are contiguous and K >= bulkMin.
+var (
+	bulkRounds = 8                        // RB in reduce.wgsl (a power of two)
+	bulkMin    = 256 * bulkRounds * chunk // 2^23: at least 256 bulk workgroups
+)
+
 func dtTag(dt tensor.DType) uint32 {
 	switch dt {
 	case tensor.F16:
@@ -136,18 +144,25 @@ func (r *reduction) check() error {
 func (r *reduction) spec(entry string) kernelSpec {
 	fin := [...]string{"sum", "mean", "val", "arg"}[r.fin]
 	return kernelSpec{
-		name:  fmt.Sprintf("reduce_%s_op%d_%s", fin, r.opKind, dtName(r.x.DType)),
+		name:  fmt.Sprintf("reduce_%s_op%d_%s_rb%d", fin, r.opKind, dtName(r.x.DType), bulkRounds),
 		file:  "reduce.wgsl",
 		entry: entry,
-		defs:  []wgsl.Def{{Name: "DT", Value: dtTag(r.x.DType)}, {Name: "OP", Value: r.opKind}, {Name: "FIN", Value: r.fin}},
+		defs:  []wgsl.Def{{Name: "DT", Value: dtTag(r.x.DType)}, {Name: "OP", Value: r.opKind}, {Name: "FIN", Value: r.fin}, {Name: "RB", Value: uint32(bulkRounds)}},
 		rw:    []bool{false, false, false, true, true},
 	}
 }
 
+// bulk reports whether the first level is `bulk`: a sum whose reduced
+// elements are contiguous (one collapsed axis of stride 1) and K >= bulkMin.
+func (r *reduction) bulk() bool {
+	return r.opKind == opSum && len(r.coll) == 1 && r.coll[0].stride == 1 && r.coll[0].size >= bulkMin
+}
+
 // levels records the tree passes: each level reduces chunks of `chunk`
-// values per segment to one partial, until one partial per segment is left.
-// It returns the last level's params buffer and partials.
-func (r *reduction) levels(j *job, x *buffer, dst *buffer, p *pipe) (params, parts *buffer) {
+// values per segment to one partial (the first of a bulk sum, pb non-nil,
+// bulkRounds·chunk), until one partial per segment is left. It returns the
+// last level's params buffer and partials.
+func (r *reduction) levels(j *job, x *buffer, dst *buffer, p, pb *pipe) (params, parts *buffer) {
 	nseg := tensor.NumElems(r.outShape)
 	words := 1
 	if r.opKind != opSum {
@@ -157,10 +172,14 @@ func (r *reduction) levels(j *job, x *buffer, dst *buffer, p *pipe) (params, par
 	in := x
 	level0 := true
 	for {
-		c := max(1, (kcur+chunk-1)/chunk)
+		lp, ch := p, chunk
+		if level0 && pb != nil {
+			lp, ch = pb, bulkRounds*chunk
+		}
+		c := max(1, (kcur+ch-1)/ch)
 		params = j.words("params", r.params(kcur, c, level0))
 		out := j.scratch("partials", 4*words*nseg*c)
-		j.dispatch(p, uint64(nseg)*uint64(c), params, x, in, out, dst)
+		j.dispatch(lp, uint64(nseg)*uint64(c), params, x, in, out, dst)
 		parts, in, kcur, level0 = out, out, c, false
 		if c == 1 {
 			return params, parts
@@ -210,10 +229,16 @@ func (d *Device) reduce(r *reduction) (*tensor.Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
+	var pb *pipe
+	if r.bulk() {
+		if pb, err = d.pipeline(r.spec("bulk")); err != nil {
+			return nil, err
+		}
+	}
 	j = d.begin(r.op)
 	x := j.input("x", r.x.Data)
 	dst := j.output("out", len(out.Data), nil, true)
-	params, parts := r.levels(j, x, dst.buf, pl)
+	params, parts := r.levels(j, x, dst.buf, pl, pb)
 	j.dispatch(pf, groupsFor(outWords), params, x, parts, j.scratch("unused", 4), dst.buf)
 	if err := j.run(); err != nil {
 		return nil, err
@@ -390,7 +415,7 @@ func (d *Device) ReduceMaxToBackward(x, upstream *tensor.Tensor, target []int) (
 	xb := j.input("x", x.Data)
 	ub := j.input("upstream", upstream.Data)
 	dst := j.output("grad_x", len(grad.Data), nil, true)
-	_, parts := r.levels(j, xb, j.scratch("unused", 4), pl)
+	_, parts := r.levels(j, xb, j.scratch("unused", 4), pl, nil)
 	pb := j.words("params", p2)
 	cnt := j.scratch("tie_count", 4*ncell)
 	j.dispatch(pc, groupsFor(uint64(n)), pb, xb, parts, ub, cnt, dst.buf)

@@ -3,8 +3,10 @@
 package gpu
 
 import (
+	"bytes"
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand"
 	"slices"
 	"testing"
@@ -151,22 +153,96 @@ func TestReduceMaxToBitwise(t *testing.T) {
 	}
 }
 
-// sumDepth is the longest chain of roundings any element passes through in
-// the GPU sum of K elements: K-1 for the sequential short path, 12 per tree
-// level (4 pairwise per thread + 8 in the 256-wide shared tree) otherwise.
+// sumDepth bounds the longest chain of roundings any element passes through
+// in the GPU sum of K elements: K-1 for the sequential short path, 12 per
+// tree level (4 pairwise per thread + 8 in the 256-wide shared tree)
+// otherwise; a bulk first level (contiguous K >= bulkMin) costs
+// 12 + log2(bulkRounds) for bulkRounds·chunk elements, then tree levels over
+// the partials. The bound is the larger of the two paths where both may run.
 func sumDepth(K int) int {
 	if K <= seqMax {
 		return max(K-1, 0)
 	}
-	levels := 0
-	for k := K; ; {
-		levels++
-		k = (k + chunk - 1) / chunk
-		if k == 1 {
-			break
+	levels := func(k, ch int) int {
+		n := 0
+		for k > 1 || n == 0 {
+			n++
+			k = (k + ch - 1) / ch
+		}
+		return n
+	}
+	d := 12 * levels(K, chunk)
+	if K >= bulkMin {
+		b := 12 + bits.Len(uint(bulkRounds)) - 1
+		if c := (K + bulkRounds*chunk - 1) / (bulkRounds * chunk); c > 1 {
+			b += 12 * levels(c, chunk)
+		}
+		d = max(d, b)
+	}
+	return d
+}
+
+// TestSumDepthContract pins sumDepth to the contract's formulas: D = K-1 for
+// K <= 32, else 12*ceil(log_4096 K), or for a bulk first level (contiguous,
+// K >= 2^23) 15 + 12*ceil(log_4096 ceil(K/32768)), all <= ceil(log2 K)+11;
+// sumDepth takes the larger where the bulk level may run.
+func TestSumDepthContract(t *testing.T) {
+	if bulkRounds != 8 || bulkMin != 1<<23 {
+		t.Fatalf("bulkRounds %d, bulkMin %d: the contract says 8 and 2^23", bulkRounds, bulkMin)
+	}
+	ceilLog := func(k, b int) int { // ceil(log_{2^b} k), k >= 1
+		return (bits.Len(uint(k-1)) + b - 1) / b
+	}
+	for _, K := range []int{33, 4096, 4097, 1 << 20, 1<<23 - 1, 1 << 23, 1<<24 + 1, 1 << 26, 1<<27 + 5, 1 << 31} {
+		want := 12 * ceilLog(K, 12)
+		if K >= 1<<23 {
+			want = max(want, 15+12*ceilLog((K+32767)/32768, 12))
+		}
+		if got := sumDepth(K); got != want || got > bits.Len(uint(K-1))+11 {
+			t.Errorf("sumDepth(%d) = %d, contract %d (ceil(log2 K)+11 = %d)", K, got, want, bits.Len(uint(K-1))+11)
 		}
 	}
-	return 12 * levels
+}
+
+// TestReduceBulkSums runs the bulk first level on short inputs (bulkMin
+// lowered): sums and means within the bound, contiguous sum_dim rows at odd
+// half offsets, ragged last chunks, and the same bits on a second call.
+func TestReduceBulkSums(t *testing.T) {
+	d := device(t)
+	defer func(m int) { bulkMin = m }(bulkMin)
+	bulkMin = seqMax + 1
+	r := rand.New(rand.NewSource(21))
+	for _, dt := range gpuFloats {
+		for _, sh := range [][]int{{33}, {4103}, {32768}, {40000}, {3, 33333}, {2, 70001}} {
+			x := randFloat(r, dt, sh, 1)
+			dim := len(sh) - 1
+			osh := kernels.DropDim(sh, dim)
+			K := sh[dim]
+			sum, mag := exactSums(x, sh, func(c []int) int {
+				if len(c) == 2 {
+					return c[0]
+				}
+				return 0
+			}, tensor.NumElems(osh))
+			for _, mean := range []bool{false, true} {
+				f, name := (*Device).SumDim, "bulk sum_dim"
+				if mean {
+					f, name = (*Device).MeanDim, "bulk mean_dim"
+				}
+				name = fmt.Sprintf("%s/%v%v", name, dt, sh)
+				got, err := f(d, x, dim)
+				if err != nil {
+					t.Errorf("%s: %v", name, err)
+					continue
+				}
+				checkSums(t, name, got, sum, mag, K, mean)
+				again, err := f(d, x, dim)
+				if err != nil || !bytes.Equal(got.Data, again.Data) {
+					t.Errorf("%s: second call differs (err %v)", name, err)
+				}
+			}
+		}
+	}
 }
 
 func gamma(k int) float64 {

@@ -16,6 +16,7 @@
 // and combines them pairwise (depth 4), then a shared-memory tree; the
 // host repeats levels over the partials until one partial per segment is
 // left, then `finalize` (one thread per output word) writes the result.
+// `bulk` replaces the first sum level of a long contiguous segment (below).
 // `seq` is the short-segment path: one thread folds a whole segment in k order.
 //
 // Sums accumulate in f32 (halves widened exactly, narrowed once at the end).
@@ -182,6 +183,77 @@ fn level(@builtin(workgroup_id) wid: vec3<u32>,
             pout[2u * g] = shv[0];
             pout[2u * g + 1u] = shi[0];
         }
+    }
+}
+
+// `bulk`: the first sum level of a long contiguous segment (the host takes
+// it when the reduced elements are contiguous and K is large). One
+// workgroup folds BCH = RB·CH elements: thread lid loads 16·RB elements W
+// apart, k = c0 + lid + j·W, j = 0..16·RB-1, all loads independent, and
+// adds them as a perfect pairwise tree over j (depth 4 + log2 RB), then the
+// shared-memory tree (depth 8): each element goes through 12 + log2 RB
+// additions, one partial per BCH elements. RB (a power of two) is
+// Go-prepended.
+const BCH: u32 = CH * RB;
+
+fn bsum1(base: u32, k: u32, K: u32) -> f32 {
+    if (k >= K) { return 0.0; }
+    return bitcast<f32>(wide(load_bits(base + k)));
+}
+
+fn bsum4(base: u32, k: u32, K: u32) -> f32 {
+    return (bsum1(base, k, K) + bsum1(base, k + W, K)) +
+           (bsum1(base, k + 2u * W, K) + bsum1(base, k + 3u * W, K));
+}
+
+// 16 elements W apart (one "round", CH elements per workgroup).
+fn bsum16(base: u32, k: u32, K: u32) -> f32 {
+    return (bsum4(base, k, K) + bsum4(base, k + 4u * W, K)) +
+           (bsum4(base, k + 8u * W, K) + bsum4(base, k + 12u * W, K));
+}
+
+fn bsum32(base: u32, k: u32, K: u32) -> f32 {
+    return bsum16(base, k, K) + bsum16(base, k + CH, K);
+}
+
+fn bsum64(base: u32, k: u32, K: u32) -> f32 {
+    return bsum32(base, k, K) + bsum32(base, k + 2u * CH, K);
+}
+
+fn bsum128(base: u32, k: u32, K: u32) -> f32 {
+    return bsum64(base, k, K) + bsum64(base, k + 4u * CH, K);
+}
+
+fn bsum256(base: u32, k: u32, K: u32) -> f32 {
+    return bsum128(base, k, K) + bsum128(base, k + 8u * CH, K);
+}
+
+fn bsum(base: u32, k: u32, K: u32) -> f32 {
+    if (RB == 2u) { return bsum32(base, k, K); }
+    if (RB == 4u) { return bsum64(base, k, K); }
+    if (RB == 8u) { return bsum128(base, k, K); }
+    if (RB == 16u) { return bsum256(base, k, K); }
+    return bsum16(base, k, K);
+}
+
+@compute @workgroup_size(256)
+fn bulk(@builtin(workgroup_id) wid: vec3<u32>,
+        @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    let g = group_id(wid, nwg);
+    let C = P[3];
+    if (g >= P[0] * C) { return; }          // uniform: the whole workgroup leaves
+    let seg = g / C;
+    let K = P[1];
+    shs[lid] = bsum(seg_base(seg), (g % C) * BCH + lid, K);
+    for (var s = W / 2u; s > 0u; s = s >> 1u) {
+        workgroupBarrier();
+        if (lid < s) {
+            shs[lid] = shs[lid] + shs[lid + s];
+        }
+    }
+    if (lid == 0u) {
+        pout[g] = bitcast<u32>(shs[0]);
     }
 }
 
