@@ -121,6 +121,8 @@ func TestRunErrors(t *testing.T) {
 		{"pad", []string{"--mode", "constant", "--padding", "1:1"}, map[string]*tensor.Tensor{"x": i32}, "Cpu pad/constant is registered for U8, U32, BF16, F16, F32, F64 only", false},
 		{"pad", []string{"--mode", "constant", "--padding", "1:1"}, map[string]*tensor.Tensor{"x": i32}, "Vulkan via pad_const_b4", false},
 		{"pad", []string{"--mode", "mirror", "--padding", "1:1"}, map[string]*tensor.Tensor{"x": x4}, "unknown pad mode", true},
+		// A pad width that would need tens of GB is refused, not attempted.
+		{"pad", []string{"--mode", "constant", "--padding", "0:3000000000"}, map[string]*tensor.Tensor{"x": x4}, "output: shape [3000000004]: more than", false},
 		{"pad", []string{"--padding", "1:1"}, map[string]*tensor.Tensor{"x": x4}, "needs --mode", true},
 		{"pad", []string{"--mode", "reflect", "--padding", "1"}, map[string]*tensor.Tensor{"x": x4}, "is not B:A", true},
 		{"sum", []string{"--dim", "3"}, map[string]*tensor.Tensor{"x": x4}, "dim 3 is out of range", false},

@@ -139,9 +139,65 @@ func ReadNpy(r io.Reader, asBF16 bool) (*Tensor, error) {
 		return nil, fmt.Errorf("npy: %v", err)
 	}
 	n := NumElems(shape) * dt.Size()
+	// Never trust the header's size before allocating: a short or hostile
+	// file could claim terabytes. A seekable reader says how much is left;
+	// otherwise large data is read in chunks, so memory follows the bytes
+	// that actually arrive.
+	if avail, ok := remaining(r); ok && avail < int64(n) {
+		return nil, fmt.Errorf("npy: truncated data: %s%v needs %d bytes, the file has %d", dt, shape, n, avail)
+	}
+	if _, seekable := r.(io.Seeker); !seekable && n > npyChunk {
+		return readChunked(r, dt, shape, n)
+	}
 	t := New(dt, shape)
 	if _, err := io.ReadFull(r, t.Data); err != nil {
 		return nil, fmt.Errorf("npy: truncated data: %s%v needs %d bytes: %v", dt, shape, n, err)
+	}
+	return t, nil
+}
+
+// npyChunk is the piece size for reading large data from a stream of
+// unknown length.
+const npyChunk = 64 << 20
+
+// remaining reports the bytes left in a seekable reader.
+func remaining(r io.Reader) (int64, bool) {
+	s, ok := r.(io.Seeker)
+	if !ok {
+		return 0, false
+	}
+	cur, err := s.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return 0, false
+	}
+	end, err := s.Seek(0, io.SeekEnd)
+	if err != nil {
+		return 0, false
+	}
+	if _, err := s.Seek(cur, io.SeekStart); err != nil {
+		return 0, false
+	}
+	return end - cur, true
+}
+
+// readChunked reads n data bytes from a stream in npyChunk pieces and only
+// then allocates the tensor.
+func readChunked(r io.Reader, dt DType, shape []int, n int) (*Tensor, error) {
+	var parts [][]byte
+	got := 0
+	for got < n {
+		b := make([]byte, min(npyChunk, n-got))
+		k, err := io.ReadFull(r, b)
+		got += k
+		parts = append(parts, b[:k])
+		if err != nil {
+			return nil, fmt.Errorf("npy: truncated data: %s%v needs %d bytes, got %d: %v", dt, shape, n, got, err)
+		}
+	}
+	t := New(dt, shape)
+	off := 0
+	for _, p := range parts {
+		off += copy(t.Data[off:], p)
 	}
 	return t, nil
 }

@@ -3,6 +3,7 @@ package tensor
 import (
 	"bytes"
 	"encoding/binary"
+	"io"
 	"math/rand"
 	"strings"
 	"testing"
@@ -117,5 +118,17 @@ func TestEncodeFill(t *testing.T) {
 	}
 	if b := Encode(I8, -1); b[0] != 0xff {
 		t.Errorf("i8 -1 = %x", b)
+	}
+}
+
+// A header that claims far more data than the file holds is refused before
+// anything that size is allocated (seekable and streaming readers alike).
+func TestNpyHugeClaimNotAllocated(t *testing.T) {
+	b := append(numpyHeader("{'descr': '<f8', 'fortran_order': False, 'shape': (30000, 30000), }"), 1, 2, 3)
+	if _, err := ReadNpyBytes(b, false); err == nil || !strings.Contains(err.Error(), "the file has 3") {
+		t.Errorf("seekable: %v", err)
+	}
+	if _, err := ReadNpy(struct{ io.Reader }{bytes.NewReader(b)}, false); err == nil || !strings.Contains(err.Error(), "got 3") {
+		t.Errorf("stream: %v", err)
 	}
 }

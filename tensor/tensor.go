@@ -17,9 +17,11 @@ type Tensor struct {
 	Data  []byte
 }
 
-// MaxElems bounds a tensor's element count so that size arithmetic cannot
-// overflow and a hostile shape cannot ask for terabytes.
-const MaxElems = 1 << 34
+// MaxElems bounds every tensor's element count, so that size arithmetic
+// cannot overflow and a shape (a pad width, a .npy header) cannot ask for
+// more memory than a process can have: 2^31 elements is 8 GiB of f32. The
+// WASM app lowers it to what a browser tab holds.
+var MaxElems = 1 << 31
 
 // NumElems is the product of the shape (1 for rank 0).
 func NumElems(shape []int) int {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/fkc-playground/fkc/kernels/gpu"
 	"github.com/fkc-playground/fkc/ops"
+	"github.com/fkc-playground/fkc/tensor"
 )
 
 var (
@@ -40,6 +41,10 @@ var (
 
 func main() {
 	start := time.Now()
+	// A browser tab's Go heap lives in at most 4 GiB of wasm memory: cap
+	// every tensor at 2^27 elements (512 MiB of f32), so a huge pad width is
+	// a clear error instead of an out-of-memory crash of the page.
+	tensor.MaxElems = 1 << 27
 	var err error
 	if eng, err = safeEngine(); err != nil {
 		fatal("fkc: loading the contracts failed: " + err.Error())
