@@ -36,6 +36,7 @@ unit:
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./contract
+	$(GO) test -run '^$$' -fuzz '^FuzzReadNpy$$' -fuzztime 10s -fuzzminimizetime 5s ./tensor
 
 verify:
 	./bin/fkc verify --backend cpu --cases 10
