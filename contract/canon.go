@@ -416,6 +416,7 @@ type nframe struct {
 func (r *canonResult) nestedIndents() {
 	var stack []nframe
 	opener := false              // the previous content line opens a nested block
+	openerKey := false           // … and it is a `key:` line (not a bare `-`)
 	openerCanon := 0             // canonical indentation of that opener's key
 	ownerSrc, ownerCanon := 0, 0 // the last key/dash line, for continuation lines
 	for i, l := range r.lines {
@@ -458,8 +459,9 @@ func (r *canonResult) nestedIndents() {
 				r.diags = append(r.diags, lineDiag{i, "error", fmt.Sprintf(
 					"inconsistent indentation: %d spaces matches no enclosing level", l.indent)})
 			}
-			if l.kind == lkDash && opener {
-				// a sequence written at its key's indentation
+			if l.kind == lkDash && opener && openerKey {
+				// a sequence written at its key's indentation (a bare `-`
+				// followed by a `-` at its own indentation is a sibling)
 				stack = append(stack, nframe{src: l.indent, canon: openerCanon + 2, compact: true})
 			}
 		}
@@ -467,14 +469,14 @@ func (r *canonResult) nestedIndents() {
 		c := top.canon
 		r.indent[i] = c
 		ownerSrc, ownerCanon = l.indent, c
-		opener = false
+		opener, openerKey = false, false
 		switch l.kind {
 		case lkKey:
-			opener, openerCanon = l.value == "", c
+			opener, openerKey, openerCanon = l.value == "", l.value == "", c
 		case lkDash:
 			if l.dashKey {
 				stack = append(stack, nframe{src: l.indent + l.dashOff, canon: c + l.dashOff})
-				opener, openerCanon = l.value == "", c+l.dashOff
+				opener, openerKey, openerCanon = l.value == "", l.value == "", c+l.dashOff
 			} else if l.dashNil {
 				opener, openerCanon = true, c
 			}
