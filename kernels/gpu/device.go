@@ -11,6 +11,7 @@
 package gpu
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"sync"
@@ -104,6 +105,8 @@ type Device struct {
 	// run the late map callback through a cgo handle it no longer owns
 	// ("misuse of an invalid Handle" crash).
 	wedged bool
+	// poisonBodies (tests) starts every overwritten output as poison.
+	poisonBodies bool
 	// stallForTest stops readBack from polling, as a hung device would:
 	// the timeout path then runs deterministically in tests.
 	stallForTest bool
@@ -392,10 +395,26 @@ func (j *job) words(what string, w []uint32) *buffer {
 	return j.input(what, b)
 }
 
-// output allocates a read-back buffer. Guarded outputs get guardWords
-// poisoned words at both ends and poisoned tail lanes; init (if non-nil,
-// len == payload) is the payload's initial content, zeros otherwise.
+// output allocates a read-back buffer that the kernel overwrites element by
+// element. Guarded outputs get guardWords poisoned words at both ends and
+// poisoned tail lanes; init (if non-nil, len == payload) is the payload's
+// initial content, zeros otherwise — and poison when the device's
+// poisonBodies is set (tests), so an element a kernel forgets to write
+// cannot pass for a correct zero.
 func (j *job) output(what string, payload int, init []byte, guarded bool) *outBuf {
+	if init == nil && guarded && j.d.poisonBodies {
+		init = bytes.Repeat([]byte{poison}, payload)
+	}
+	return j.outputInit(what, payload, init, guarded)
+}
+
+// accumulator allocates a read-back buffer that starts zeroed because the
+// kernel adds into it (pad backward's CAS accumulation, counters).
+func (j *job) accumulator(what string, payload int, guarded bool) *outBuf {
+	return j.outputInit(what, payload, nil, guarded)
+}
+
+func (j *job) outputInit(what string, payload int, init []byte, guarded bool) *outBuf {
 	words := max(1, round4(payload)/4)
 	g := 0
 	if guarded {

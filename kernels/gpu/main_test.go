@@ -28,6 +28,7 @@ func device(t testing.TB) *Device {
 	devOnce.Do(func() {
 		testDev, devErr = OpenNative()
 		if devErr == nil {
+			testDev.poisonBodies = true // every overwritten output starts as poison
 			fmt.Fprintf(os.Stderr, "gpu tests on: %s\n", testDev)
 		}
 	})
@@ -75,4 +76,26 @@ func sameBits(t *testing.T, what string, got, want *tensor.Tensor) bool {
 		}
 	}
 	return false
+}
+
+// The test device poisons the body of every overwritten output (and only
+// those): an output no kernel writes reads back as poison, an accumulator
+// as zeros.
+func TestOutputBodiesArePoisoned(t *testing.T) {
+	d := device(t)
+	d.mu.Lock()
+	j := d.begin("poison_check")
+	o := j.output("out", 10, nil, true)
+	a := j.accumulator("acc", 8, true)
+	err := j.run()
+	d.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(o.data, bytes.Repeat([]byte{poison}, 10)) {
+		t.Errorf("an unwritten output reads %x, want poison", o.data)
+	}
+	if !bytes.Equal(a.data, make([]byte, 8)) {
+		t.Errorf("an accumulator starts as %x, want zeros", a.data)
+	}
 }

@@ -236,8 +236,8 @@ func (d *Device) PadBackward(gradOut *tensor.Tensor, mode kernels.Mode, pads []k
 	params := j.words("params", []uint32{uint32(nOut), uint32(len(inShape))})
 	sb := j.words("shape_buf", shapeBuf(inShape, gradOut.Shape, pads))
 	src := j.input("grad_out", gradOut.Data)
-	dst := j.output("grad_in", len(gin.Data), nil, true) // zero-filled: the kernel only accumulates
-	fails := j.output("cas_failures", 4, nil, false)
+	dst := j.accumulator("grad_in", len(gin.Data), true) // zero-filled: the kernel only accumulates
+	fails := j.accumulator("cas_failures", 4, false)
 	j.dispatch(p, groupsFor(uint64(nOut)), params, sb, src, dst.buf, fails.buf)
 	if err := j.run(); err != nil {
 		return nil, err
