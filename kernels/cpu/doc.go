@@ -75,6 +75,16 @@ func unflatten(i int, shape, coord []int) {
 	}
 }
 
+// flatten is unflatten's inverse for a row-major tensor: the flat offset
+// of coord under strides.
+func flatten(coord, strides []int) int {
+	off := 0
+	for a, c := range coord {
+		off += c * strides[a]
+	}
+	return off
+}
+
 // newOutput allocates a kernel's output. The tests replace it with an
 // allocator that poisons every byte (poison_test.go), so an output element a
 // kernel forgets to write cannot pass for a correct zero.

@@ -48,10 +48,7 @@ func IndexSelectRef(data, indices *tensor.Tensor, dim int) (*tensor.Tensor, erro
 	for o := 0; o < out.NumElems(); o++ {
 		unflatten(o, out.Shape, coord)
 		coord[dim] = int(idx[coord[dim]])
-		src := 0
-		for a, c := range coord {
-			src += c * dStr[a]
-		}
+		src := flatten(coord, dStr)
 		copy(out.Data[o*es:(o+1)*es], data.Data[src*es:(src+1)*es])
 	}
 	return out, nil
@@ -135,10 +132,7 @@ func GatherRef(data, indices *tensor.Tensor, dim int) (*tensor.Tensor, error) {
 	for p, ix := range idx {
 		unflatten(p, indices.Shape, coord)
 		coord[dim] = int(ix)
-		src := 0
-		for a, c := range coord {
-			src += c * dStr[a]
-		}
+		src := flatten(coord, dStr)
 		copy(out.Data[p*es:(p+1)*es], data.Data[src*es:(src+1)*es])
 	}
 	return out, nil
@@ -259,10 +253,7 @@ func IndexAddRef(base, indices, src *tensor.Tensor, dim int) (*tensor.Tensor, er
 	for p := 0; p < src.NumElems(); p++ {
 		unflatten(p, src.Shape, coord)
 		coord[dim] = int(idx[coord[dim]])
-		d := 0
-		for a, c := range coord {
-			d += c * bStr[a]
-		}
+		d := flatten(coord, bStr)
 		add(d, p)
 	}
 	return out, nil
@@ -345,10 +336,7 @@ func ScatterAddRef(base, indices, src *tensor.Tensor, dim int) (*tensor.Tensor, 
 	for p, ix := range idx {
 		unflatten(p, src.Shape, coord)
 		coord[dim] = int(ix)
-		d := 0
-		for a, c := range coord {
-			d += c * bStr[a]
-		}
+		d := flatten(coord, bStr)
 		add(d, p)
 	}
 	return out, nil
