@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -8,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fkc-playground/fkc/kernels"
 	"github.com/fkc-playground/fkc/registry"
 	"github.com/fkc-playground/fkc/tensor"
 )
@@ -212,19 +214,11 @@ func describeInputs(c *Call) string {
 	return strings.Join(parts, " ")
 }
 
-// Unavailable marks a kernel this adapter cannot run (e.g. f64 atomics on
-// wgpu): the error says where it runs instead.
-type Unavailable struct{ Msg string }
-
-func (u *Unavailable) Error() string { return u.Msg }
-
 // IsUnavailable reports whether err says the kernel is not available on this
-// adapter (wording used by kernels/gpu).
+// adapter (a *kernels.Unavailable anywhere in its chain).
 func IsUnavailable(err error) bool {
-	if _, ok := err.(*Unavailable); ok {
-		return true
-	}
-	return strings.Contains(err.Error(), "not available on this adapter")
+	var u *kernels.Unavailable
+	return errors.As(err, &u)
 }
 
 // BindingsOn lists the linked bindings of a backend (for tests and docs).

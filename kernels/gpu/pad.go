@@ -191,7 +191,7 @@ func (d *Device) PadBackward(gradOut *tensor.Tensor, mode kernels.Mode, pads []k
 		switch dt {
 		case tensor.F32, tensor.F16, tensor.BF16:
 		case tensor.F64:
-			return nil, fmt.Errorf("%s: not available on this adapter (needs 64-bit atomics); runs on CPU", PadBackwardKernel(dt, mode))
+			return nil, &kernels.Unavailable{Kernel: PadBackwardKernel(dt, mode), Need: "64-bit atomics", Msg: "runs on CPU"}
 		}
 	}
 	gin := tensor.New(dt, inShape)
