@@ -22,7 +22,7 @@ wasm:
 # The native CLI (cgo: links wgpu-native; slow to link, so built once here
 # and reused by the tests through FKC_BIN).
 fkc:
-	$(GO) build -o bin/fkc ./native/vulkan
+	$(GO) build -o bin/fkc ./cmd/fkc
 
 deps:
 	@bash scripts/setup-test-deps.sh
