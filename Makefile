@@ -37,6 +37,7 @@ unit:
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./contract
 	$(GO) test -run '^$$' -fuzz '^FuzzReadNpy$$' -fuzztime 10s -fuzzminimizetime 5s ./tensor
+	$(GO) test -run '^$$' -fuzz '^FuzzRunFlags$$' -fuzztime 10s -fuzzminimizetime 5s ./cli
 
 verify:
 	./bin/fkc verify --backend cpu --cases 10

@@ -13,6 +13,13 @@ import (
 	"github.com/fkc-playground/fkc/ops"
 )
 
+// Config is what the binary hands the command: its GPU backend (nil in a
+// build without one) and the limits of its engine.
+type Config struct {
+	GPU    *GPU
+	Limits engine.Limits
+}
+
 // GPU is what a build with a GPU path provides.
 type GPU struct {
 	// Entries lists the GPU links for link status and hints only; their
@@ -38,9 +45,8 @@ Run 'fkc run --help' for the ops and their flags.
 `
 
 // Main runs the command and returns its exit status: 0 ok, 1 error
-// (contract violation, failed verification, lint errors), 2 usage. gpu is
-// nil in a build without a GPU path.
-func Main(args []string, stdout, stderr io.Writer, gpu *GPU) int {
+// (contract violation, failed verification, lint errors), 2 usage.
+func Main(args []string, stdout, stderr io.Writer, cfg Config) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return 2
@@ -48,7 +54,7 @@ func Main(args []string, stdout, stderr io.Writer, gpu *GPU) int {
 	cmd, rest := args[0], args[1:]
 	switch cmd {
 	case "contracts":
-		eng, err := newEngine(gpu)
+		eng, err := newEngine(cfg)
 		if err != nil {
 			return fail(stderr, err)
 		}
@@ -58,13 +64,13 @@ func Main(args []string, stdout, stderr io.Writer, gpu *GPU) int {
 	case "fmt":
 		return Fmt(rest, stdout, stderr)
 	case "devices":
-		return devices(stdout, stderr, gpu)
+		return devices(stdout, stderr, cfg.GPU)
 	case "run":
-		return run(rest, stdout, stderr, gpu)
+		return run(rest, stdout, stderr, cfg)
 	case "verify":
-		return verifyCmd(rest, stdout, stderr, gpu)
+		return verifyCmd(rest, stdout, stderr, cfg)
 	case "bench":
-		return benchCmd(rest, stdout, stderr, gpu)
+		return benchCmd(rest, stdout, stderr, cfg)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
@@ -85,25 +91,26 @@ func devices(stdout, stderr io.Writer, gpu *GPU) int {
 
 // newEngine builds the engine with this build's GPU entry points known
 // (for link status and "runs on Vulkan via …" hints), none attached.
-func newEngine(gpu *GPU) (*engine.Engine, error) {
-	eng, err := engine.New()
+func newEngine(cfg Config) (*engine.Engine, error) {
+	eng, err := engine.New(cfg.Limits)
 	if err != nil {
 		return nil, err
 	}
-	if gpu != nil {
-		eng.AddEntries(gpu.Entries)
+	if cfg.GPU != nil {
+		eng.AddEntries(cfg.GPU.Entries)
 	}
 	return eng, nil
 }
 
 // open builds the engine for a backend, attaching the GPU when it asks for
 // one; the returned function releases the device.
-func open(backend string, gpu *GPU) (*engine.Engine, engine.Backend, func(), error) {
+func open(backend string, cfg Config) (*engine.Engine, engine.Backend, func(), error) {
+	gpu := cfg.GPU
 	b, err := engine.ParseBackend(backend)
 	if err != nil {
 		return nil, "", nil, err
 	}
-	eng, err := newEngine(gpu)
+	eng, err := newEngine(cfg)
 	if err != nil {
 		return nil, "", nil, err
 	}

@@ -86,7 +86,7 @@ func parseRun(args []string) (*runArgs, error) {
 }
 
 // run implements `fkc run OP …`.
-func run(args []string, stdout, stderr io.Writer, gpu *GPU) int {
+func run(args []string, stdout, stderr io.Writer, cfg Config) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
 		runHelp(stdout)
 		if len(args) == 0 {
@@ -119,7 +119,7 @@ func run(args []string, stdout, stderr io.Writer, gpu *GPU) int {
 	if asBF16 && !anyBF16 {
 		return fail(stderr, kernels.Usagef("--dtype bf16 reads <u2 .npy files as bf16, but no input of this run is a <u2 file (their dtypes come from their headers); drop --dtype"))
 	}
-	eng, backend, closeFn, err := open(r.backend, gpu)
+	eng, backend, closeFn, err := open(r.backend, cfg)
 	if err != nil {
 		return fail(stderr, err)
 	}

@@ -30,7 +30,7 @@ var gpuEntries = &GPU{Entries: []kernels.Link{{EntryPoint: "fuel_vulkan_backend:
 
 func runMain(args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
-	code := Main(args, &out, &errb, gpuEntries)
+	code := Main(args, &out, &errb, Config{GPU: gpuEntries})
 	return code, out.String(), errb.String()
 }
 

@@ -31,7 +31,7 @@ func atLeast1(cmd, name string, v int) error {
 	return nil
 }
 
-func verifyCmd(args []string, stdout, stderr io.Writer, gpu *GPU) int {
+func verifyCmd(args []string, stdout, stderr io.Writer, cfg Config) int {
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	backend := fs.String("backend", "cpu", "cpu or vulkan")
@@ -43,7 +43,7 @@ func verifyCmd(args []string, stdout, stderr io.Writer, gpu *GPU) int {
 	if err := atLeast1("verify", "cases", *cases); err != nil {
 		return fail(stderr, err)
 	}
-	eng, b, closeFn, err := open(*backend, gpu)
+	eng, b, closeFn, err := open(*backend, cfg)
 	if err != nil {
 		return fail(stderr, err)
 	}
@@ -56,7 +56,7 @@ func verifyCmd(args []string, stdout, stderr io.Writer, gpu *GPU) int {
 	return 0
 }
 
-func benchCmd(args []string, stdout, stderr io.Writer, gpu *GPU) int {
+func benchCmd(args []string, stdout, stderr io.Writer, cfg Config) int {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	backend := fs.String("backend", "cpu", "cpu or vulkan")
@@ -76,7 +76,7 @@ func benchCmd(args []string, stdout, stderr io.Writer, gpu *GPU) int {
 	if !matched {
 		return fail(stderr, kernels.Usagef("bench: --op %q matches no case; the cases: %s", *op, strings.Join(bench.Names(), "; ")))
 	}
-	eng, b, closeFn, err := open(*backend, gpu)
+	eng, b, closeFn, err := open(*backend, cfg)
 	if err != nil {
 		return fail(stderr, err)
 	}

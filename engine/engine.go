@@ -94,15 +94,19 @@ type Engine struct {
 }
 
 // New loads the embedded contracts (the four seeds plus this project's
-// own) and installs the CPU links.
-func New() (*Engine, error) {
+// own) and installs the CPU links; limits, if given, bound its outputs.
+func New(limits ...Limits) (*Engine, error) {
 	docs, diags := contracts.LoadAll()
 	for _, d := range diags {
 		if d.Severity == "error" {
 			return nil, fmt.Errorf("embedded contracts: %s", d)
 		}
 	}
-	return NewWith(registry.Build(docs), Limits{}), nil
+	var l Limits
+	if len(limits) > 0 {
+		l = limits[0]
+	}
+	return NewWith(registry.Build(docs), l), nil
 }
 
 // NewWith builds an engine over a registry with the CPU links installed.
@@ -274,7 +278,7 @@ func (e *Engine) FindKernel(id string) (registry.KernelRef, bool) {
 }
 
 // KernelID is a kernel's "PROVIDER/NAME" (names repeat across providers).
-func KernelID(d *contract.Document, k *contract.Kernel) string { return d.Provider.Name + "/" + k.Name }
+func KernelID(d *contract.Document, k *contract.Kernel) string { return d.KernelID(k).String() }
 
 // RunBinding runs a specific binding (the playground's Try it on a kernel
 // page does this too, so kernels that are not the default target of an op

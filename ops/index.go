@@ -13,6 +13,8 @@ import (
 // The gather/index family (SPEC §4): index_select, gather, index_add,
 // scatter_add and embedding. Every index operand is U32.
 
+var indexFamily = []*Op{indexSelectOp, gatherOp, indexAddOp, scatterAddOp, embeddingOp}
+
 var indexSelectOp = &Op{
 	Name:    "index_select",
 	Summary: "out[..k..] = data[..indices[k]..] (indices rank-1 U32)",

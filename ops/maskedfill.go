@@ -8,6 +8,8 @@ import (
 	"github.com/fkc-playground/fkc/tensor"
 )
 
+var maskedFillFamily = []*Op{maskedFillOp}
+
 var maskedFillOp = &Op{
 	Name:    "masked_fill",
 	Summary: "out[i] = mask[i] != 0 ? value : x[i]",

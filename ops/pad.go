@@ -10,6 +10,8 @@ import (
 
 // The pad family: pad and pad_backward (SPEC §4).
 
+var padFamily = []*Op{padOp, padBackwardOp}
+
 var padOp = &Op{
 	Name:    "pad",
 	Summary: "forward pad: constant|reflect|replicate",

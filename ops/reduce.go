@@ -13,6 +13,9 @@ import (
 // The reduce family (SPEC §4): sum/max/min/mean over all elements or along
 // one axis, argmax/argmin, and the reduce-to ops.
 
+var reduceFamily = []*Op{sumOp, maxOp, minOp, meanOp, argmaxOp, argminOp,
+	reduceSumToOp, reduceMaxToOp, reduceMaxToBackwardOp}
+
 // All is the Dim of a reduction over every element (no --dim).
 const All = -1
 

@@ -107,11 +107,8 @@ type lintJSON struct {
 	Text     string   `json:"text"`
 }
 
-func kernelID(d *contract.Document, k *contract.Kernel) string { return engine.KernelID(d, k) }
-
 // lintFindings gathers the loader's and the registry's diagnostics, each
-// attached to the kernels it concerns (by line range, or by name for a
-// DuplicateKernelRef that lists "kernel (file:line)").
+// with the kernels it concerns (the finding says which: Diagnostic.Kernels).
 func lintFindings() []lintJSON {
 	var all []contract.Diagnostic
 	seen := map[*contract.Document]bool{}
@@ -123,22 +120,10 @@ func lintFindings() []lintJSON {
 	}
 	all = append(all, eng.Reg.Diags...)
 	var out []lintJSON
-	refs := eng.Reg.Kernels()
 	for _, d := range all {
 		l := lintJSON{File: d.File, Line: d.Line, Severity: d.Severity, Code: d.Code, Msg: d.Msg, Text: d.String()}
-		for i, r := range refs {
-			if r.Doc.File != d.File && !strings.Contains(d.Msg, r.Doc.File) {
-				continue
-			}
-			end := 1 << 30
-			if i+1 < len(refs) && refs[i+1].Doc == r.Doc {
-				end = refs[i+1].Kernel.Line
-			}
-			named := strings.Contains(d.Msg, fmt.Sprintf("%s (%s:%d)", r.Kernel.Name, r.Doc.File, r.Kernel.Line))
-			inRange := r.Doc.File == d.File && d.Line >= r.Kernel.Line && d.Line < end
-			if named || inRange {
-				l.Kernels = append(l.Kernels, kernelID(r.Doc, r.Kernel))
-			}
+		for _, k := range d.Kernels {
+			l.Kernels = append(l.Kernels, k.String())
 		}
 		out = append(out, l)
 	}
@@ -197,7 +182,7 @@ func kernelSummary(r registry.KernelRef, lint map[string]int) kernelJSON {
 	if len(k.Inputs) > 0 {
 		dts = k.Inputs[0].DTypeNames
 	}
-	id := kernelID(r.Doc, k)
+	id := engine.KernelID(r.Doc, k)
 	return kernelJSON{ID: id, Name: k.Name, Provider: r.Doc.Provider.Name, Backend: k.Backend, OpKind: k.OpKind,
 		Registrable: k.Registrable, DTypes: dts, Determinism: k.Determinism, Blurb: k.Blurb, EntryPoint: k.EntryPoint,
 		Linked: linked, Where: where, Op: op, Mode: mode, AllDims: all, Lint: lint[id], File: r.Doc.File, Line: k.Line}
@@ -269,7 +254,7 @@ func kernelDetail(id string) (string, error) {
 		}
 		for _, o := range eng.Reg.LookupKey(b.Key) {
 			if o != b {
-				j.Shared = append(j.Shared, kernelID(o.Doc, o.Kernel))
+				j.Shared = append(j.Shared, engine.KernelID(o.Doc, o.Kernel))
 			}
 		}
 		bs = append(bs, j)

@@ -387,14 +387,16 @@ func costRows(cost contract.Cost) []struct {
 	return rows
 }
 
-type namedFormula struct{ name, formula string }
-
-// costFormulas lists a cost block's formulas in contract order.
+// costFormulas lists a cost block's formulas in contract.CostFields order.
 func costFormulas(cost contract.Cost) []namedFormula {
-	return []namedFormula{{"bytes_moved", cost.BytesMoved}, {"flops", cost.Flops}, {"overhead_ns", cost.OverheadNs},
-		{"memory.device_bytes", cost.Memory.DeviceBytes}, {"memory.host_bytes", cost.Memory.HostBytes},
-		{"memory.disk_bytes", cost.Memory.DiskBytes}}
+	out := make([]namedFormula, len(contract.CostFields))
+	for i, f := range contract.CostFields {
+		out[i] = namedFormula{f.Name, f.Get(cost)}
+	}
+	return out
 }
+
+type namedFormula struct{ name, formula string }
 
 // evalCosts evaluates a contract's cost formulas with a call's symbols.
 func evalCosts(cost contract.Cost, syms map[string]float64) []costValue {

@@ -13,5 +13,5 @@ import (
 )
 
 func main() {
-	os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr, vulkan.GPU()))
+	os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr, cli.Config{GPU: vulkan.GPU()}))
 }
