@@ -132,7 +132,9 @@ func ReadNpy(r io.Reader, asBF16 bool) (*Tensor, error) {
 			return nil, err
 		}
 	} else {
-		t = New(dt, shape)
+		if t, err = Alloc(dt, shape); err != nil {
+			return nil, fmt.Errorf("npy: %w", err)
+		}
 		if _, err := io.ReadFull(r, t.Data); err != nil {
 			return nil, fmt.Errorf("npy: truncated data: %s%v needs %d bytes: %v", dt, shape, n, err)
 		}
@@ -184,6 +186,9 @@ func remaining(r io.Reader) (int64, bool) {
 // readChunked reads n data bytes from a stream in npyChunk pieces and only
 // then allocates the tensor.
 func readChunked(r io.Reader, dt DType, shape []int, n int) (*Tensor, error) {
+	if err := CheckAlloc(fmt.Sprintf("%s%v (read in chunks, then copied)", dt, shape), 2*n); err != nil {
+		return nil, fmt.Errorf("npy: %w", err)
+	}
 	var parts [][]byte
 	got := 0
 	for got < n {
@@ -195,7 +200,10 @@ func readChunked(r io.Reader, dt DType, shape []int, n int) (*Tensor, error) {
 			return nil, fmt.Errorf("npy: truncated data: %s%v needs %d bytes, got %d: %v", dt, shape, n, got, err)
 		}
 	}
-	t := New(dt, shape)
+	t, err := Alloc(dt, shape)
+	if err != nil {
+		return nil, fmt.Errorf("npy: %w", err)
+	}
 	off := 0
 	for _, p := range parts {
 		off += copy(t.Data[off:], p)

@@ -69,9 +69,14 @@ func alignedBytes(n int) []byte {
 }
 
 // New allocates a zeroed tensor. It panics on an invalid shape: callers
-// validate user shapes with CheckShape first.
+// validate user shapes with CheckShape first. A tensor bigger than the
+// process may use panics with a *MemoryError rather than abort the process
+// (Alloc returns that error instead).
 func New(dt DType, shape []int) *Tensor {
 	if err := CheckShape(shape); err != nil {
+		panic(err)
+	}
+	if err := checkAlloc(dt, shape); err != nil {
 		panic(err)
 	}
 	return &Tensor{DType: dt, Shape: append([]int{}, shape...), Data: alignedBytes(NumElems(shape) * dt.Size())}
