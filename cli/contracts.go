@@ -200,10 +200,8 @@ func contractsText(w io.Writer, docs []*contract.Document, reg *registry.Registr
 			var binds []string
 			if k.Registrable {
 				nreg++
-				for _, b := range reg.ByKernel(d.Provider.Name, k.Name) {
-					if b.Doc == d {
-						binds = append(binds, dtypeList(b))
-					}
+				for _, b := range reg.Of(k) {
+					binds = append(binds, dtypeList(b))
 				}
 			}
 			bs := strings.Join(binds, " ")
@@ -279,10 +277,7 @@ func contractsJSON(docs []*contract.Document, reg *registry.Registry, diags []co
 			jk.Link.Where, jk.Link.Linked = linkOf(k.EntryPoint)
 			if k.Registrable {
 				nreg++
-				for _, b := range reg.ByKernel(d.Provider.Name, k.Name) {
-					if b.Doc != d {
-						continue
-					}
+				for _, b := range reg.Of(k) {
 					jb := jsonBinding{Key: b.Key.String()}
 					for _, t := range b.InputDTypes {
 						jb.Inputs = append(jb.Inputs, t.String())
