@@ -369,7 +369,7 @@ func Fmt(args []string, stdout, stderr io.Writer) int {
 	}
 	status := 0
 	for _, f := range files {
-		src, err := os.ReadFile(f)
+		src, err := contract.ReadFile(f)
 		if err != nil {
 			fmt.Fprintf(stderr, "fkc: %v\n", err)
 			status = 1

@@ -1,7 +1,10 @@
 package registry
 
 import (
+	"fmt"
 	"os"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -58,5 +61,61 @@ func TestOfIsPerSection(t *testing.T) {
 		if got := len(r.ByKernel("no-such-provider", name)); got != 0 {
 			t.Errorf("ByKernel of another provider: %d", got)
 		}
+	}
+}
+
+// TestLoadMemoryBound is issue 9 row 6: what a document's load keeps (the
+// model, its findings, its bindings) stays within a small multiple of the
+// document's size, for the shapes where a few bytes of source would make
+// many objects: long dtype lists (each listed dtype a binding), unknown
+// names (each a finding), many fields, many sections.
+func TestLoadMemoryBound(t *testing.T) {
+	src, err := os.ReadFile("../contracts/seeds/fuel-vulkan-kernels.fkc.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(src)
+	first := strings.Index(s, "\n## ")
+	head, sections := s[:first+1], s[first+1:]
+	block := func(body string) string {
+		return "## t\n\n```fkc\nkernel: t\nop_kind: Pad\nregistrable: true\nbackend: Cpu\nentry_point: x\n" + body + "```\n"
+	}
+	list := func(item string, n int) string {
+		items := make([]string, n)
+		for i := range items {
+			items[i] = strings.ReplaceAll(item, "#", strconv.Itoa(i))
+		}
+		return strings.Join(items, ", ")
+	}
+	var fields strings.Builder
+	for i := range 1000 {
+		fmt.Fprintf(&fields, "      f%d: {kind: u32, constraint: \"x < 3\", note: \"n\"}\n", i)
+	}
+	const size = 1 << 20
+	for _, c := range []struct{ name, unit string }{
+		{"a dtype listed 12000 times", block("accept:\n  inputs:\n    - name: x\n      dtypes: [" + list("F32", 12000) + "]\n")},
+		{"a list of F32, F64 pairs", block("accept:\n  inputs:\n    - name: x\n      dtypes: [" + list("F32, F64", 6000) + "]\n")},
+		{"9000 unknown dtypes", block("accept:\n  inputs:\n    - name: x\n      dtypes: [" + list("Q#", 9000) + "]\n")},
+		{"1000 fields", block("accept:\n  inputs:\n    - name: x\n      dtypes: [F32]\n  op_params:\n    variant: v\n    fields:\n" + fields.String())},
+		{"seed sections", sections},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			doc := head + strings.Repeat(c.unit, size/len(c.unit))
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			d, diags := contract.Parse("big.md", []byte(doc))
+			r := Build([]*contract.Document{d})
+			runtime.GC()
+			runtime.ReadMemStats(&after)
+			kept := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+			runtime.KeepAlive(d)
+			runtime.KeepAlive(diags)
+			runtime.KeepAlive(r)
+			if ratio := float64(kept) / float64(len(doc)); ratio > 10 {
+				t.Errorf("%d bytes of document keep %d bytes (%.0f×): %d kernels, %d findings, %d bindings",
+					len(doc), kept, ratio, len(d.Kernels), len(diags), len(r.Bindings))
+			}
+		})
 	}
 }
