@@ -36,7 +36,8 @@ unit:
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./contract
-	$(GO) test -run '^$$' -fuzz '^FuzzReadNpy$$' -fuzztime 10s -fuzzminimizetime 5s ./tensor
+	$(GO) test -run '^$$' -fuzz '^FuzzReadNpy$$' -fuzztime 5s -fuzzminimizetime 5s ./tensor
+	$(GO) test -run '^$$' -fuzz '^FuzzNpyHeader$$' -fuzztime 5s -fuzzminimizetime 5s ./tensor
 	$(GO) test -run '^$$' -fuzz '^FuzzRunFlags$$' -fuzztime 10s -fuzzminimizetime 5s ./cli
 
 verify:

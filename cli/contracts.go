@@ -199,10 +199,8 @@ func contractsText(w io.Writer, docs []*contract.Document, reg *registry.Registr
 			var binds []string
 			if k.Registrable {
 				nreg++
-				for _, b := range reg.ByKernel(d.Provider.Name, k.Name) {
-					if b.Doc == d {
-						binds = append(binds, dtypeList(b))
-					}
+				for _, b := range reg.Of(k) {
+					binds = append(binds, dtypeList(b))
 				}
 			}
 			bs := strings.Join(binds, " ")
@@ -278,10 +276,7 @@ func contractsJSON(docs []*contract.Document, reg *registry.Registry, links Link
 			jk.Link.Where, jk.Link.Linked = links.of(k.EntryPoint)
 			if k.Registrable {
 				nreg++
-				for _, b := range reg.ByKernel(d.Provider.Name, k.Name) {
-					if b.Doc != d {
-						continue
-					}
+				for _, b := range reg.Of(k) {
 					jb := jsonBinding{Key: b.Key.String()}
 					for _, t := range b.InputDTypes {
 						jb.Inputs = append(jb.Inputs, t.String())
@@ -373,7 +368,7 @@ func Fmt(args []string, stdout, stderr io.Writer) int {
 	}
 	status := 0
 	for _, f := range files {
-		src, err := os.ReadFile(f)
+		src, err := contract.ReadFile(f)
 		if err != nil {
 			fmt.Fprintf(stderr, "fkc: %v\n", err)
 			status = 1

@@ -202,3 +202,53 @@ func TestFmt(t *testing.T) {
 		t.Errorf("fmt -l seeds: %q (want the two flattened seeds)", out)
 	}
 }
+
+// TestContractsListingIsLinear is issue 9 row 5: a document holding many
+// sections of one name lists each section with its own bindings only, so
+// the listing grows with the file (it grew with its square: every copy
+// listed every copy's bindings).
+func TestContractsListingIsLinear(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join(seedsDir, "fuel-cpu-backend.fkc.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(src)
+	first := strings.Index(s, "\n## ")
+	next := strings.Index(s[first+1:], "\n## ")
+	head, sec := s[:first+1], s[first+1:first+1+next+1]
+	size := map[string]map[int]int{}
+	for _, n := range []int{20, 40} {
+		p := filepath.Join(t.TempDir(), "copies.md")
+		if err := os.WriteFile(p, []byte(head+strings.Repeat(sec, n)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, args := range [][]string{{p}, {"--json", p}} {
+			_, out, _ := call(contractsCmd, args...)
+			mode := strings.Join(args[:len(args)-1], "")
+			if size[mode] == nil {
+				size[mode] = map[int]int{}
+			}
+			size[mode][n] = len(out)
+			if mode == "--json" {
+				var got struct {
+					Kernels []struct {
+						Bindings []struct{ Key string } `json:"bindings"`
+					} `json:"kernels"`
+				}
+				if err := json.Unmarshal([]byte(out), &got); err != nil {
+					t.Fatal(err)
+				}
+				for i, k := range got.Kernels {
+					if len(k.Bindings) != len(got.Kernels[0].Bindings) || len(k.Bindings) > 8 {
+						t.Fatalf("n=%d: section %d lists %d bindings", n, i, len(k.Bindings))
+					}
+				}
+			}
+		}
+	}
+	for mode, s := range size {
+		if r := float64(s[40]) / float64(s[20]); r > 2.1 {
+			t.Errorf("%q: doubling the sections multiplies the listing by %.2f", mode, r)
+		}
+	}
+}

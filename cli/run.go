@@ -134,15 +134,9 @@ func run(args []string, stdout, stderr io.Writer, cfg Config) int {
 		return fail(stderr, err)
 	}
 	fmt.Fprintln(stderr, res.ServedBy())
-	f, err := os.Create(r.out)
-	if err != nil {
-		return fail(stderr, err)
-	}
-	if err := tensor.WriteNpy(f, res.Out); err != nil {
-		f.Close()
-		return fail(stderr, err)
-	}
-	if err := f.Close(); err != nil {
+	// Atomic (temporary file, fsync, rename): a failed write leaves an
+	// existing file, which may be one of the inputs, as it was.
+	if err := tensor.WriteNpyFile(r.out, res.Out); err != nil {
 		return fail(stderr, err)
 	}
 	return 0

@@ -1,8 +1,8 @@
 package contract
 
 import (
+	"errors"
 	"fmt"
-	"os"
 	"regexp"
 	"slices"
 	"sort"
@@ -18,10 +18,15 @@ var Determinisms = []string{"bitwise", "same_hardware_bitwise", "nondeterministi
 
 // LoadFile reads and parses one FKC document. A read error is returned as a
 // diagnostic at line 0 with a nil document.
+// A document over the size caps (MaxFileBytes, MaxLines) is not read.
 func LoadFile(path string) (*Document, []Diagnostic) {
-	src, err := os.ReadFile(path)
+	src, err := ReadFile(path)
 	if err != nil {
-		return nil, []Diagnostic{{File: path, Severity: "error", Code: "Read", Msg: err.Error()}}
+		code := "Read"
+		if tl := (*TooLarge)(nil); errors.As(err, &tl) {
+			code = "TooLarge"
+		}
+		return nil, []Diagnostic{{File: path, Severity: "error", Code: code, Msg: err.Error()}}
 	}
 	return Parse(path, src)
 }
@@ -43,11 +48,19 @@ func HasErrors(ds []Diagnostic) bool {
 // diagnostic "file:line: message" naming the key; Parse never panics and
 // never returns a kernel whose block failed to decode as YAML. The returned
 // diagnostics are also stored in Document.Diags, sorted by line.
+//
+// A document over the size caps (MaxFileBytes, MaxLines) is not parsed: it
+// gets one error diagnostic (Code "TooLarge") and a nil document; a block
+// over MaxBlockBytes is not decoded, and its section is not loaded.
 func Parse(file string, src []byte) (*Document, []Diagnostic) {
+	if err := checkSize(file, src); err != nil {
+		return nil, []Diagnostic{{File: file, Line: 1, Severity: "error", Code: "TooLarge", Msg: err.Error()}}
+	}
 	p := &parser{file: file, doc: &Document{File: file}}
 	L := scanDoc(src)
 	p.layout(L)
 	sort.SliceStable(p.diags, func(i, j int) bool { return p.diags[i].Line < p.diags[j].Line })
+	p.summarizeDropped(len(L.lines))
 	p.doc.Diags = p.diags
 	return p.doc, p.diags
 }
@@ -57,10 +70,31 @@ type parser struct {
 	doc       *Document
 	diags     []Diagnostic
 	rebuiltAt []int // source lines of the regions rebuilt from the schema
+
+	dropped    int    // findings over MaxDiagnostics
+	droppedSev string // the gravest of them
 }
 
 func (p *parser) add(line int, sev, code, format string, args ...any) {
+	if len(p.diags) >= MaxDiagnostics {
+		p.dropped++
+		if severityRank[sev] > severityRank[p.droppedSev] {
+			p.droppedSev = sev
+		}
+		return
+	}
 	p.diags = append(p.diags, Diagnostic{File: p.file, Line: line, Severity: sev, Code: code, Msg: fmt.Sprintf(format, args...)})
+}
+
+var severityRank = map[string]int{"info": 1, "warning": 2, "error": 3}
+
+// summarizeDropped adds, after the sorted findings, one that counts those
+// over MaxDiagnostics, with the gravest severity among them.
+func (p *parser) summarizeDropped(lines int) {
+	if p.dropped > 0 {
+		p.diags = append(p.diags, Diagnostic{File: p.file, Line: lines, Severity: p.droppedSev, Code: "TooMany",
+			Msg: fmt.Sprintf("%d more findings are not listed (at most %d per document, contract.MaxDiagnostics)", p.dropped, MaxDiagnostics)})
+	}
 }
 
 func (p *parser) layout(L *layout) {
@@ -77,6 +111,8 @@ func (p *parser) layout(L *layout) {
 	}
 	if L.fmOpen < 0 {
 		p.add(1, "error", "", "no YAML front matter (--- … ---) with fkc_version and provider")
+	} else if n := regionBytes(L.lines[L.fmOpen+1 : L.fmClose]); n > MaxBlockBytes {
+		p.add(L.fmOpen+1, "error", "TooLarge", "the front matter is %d bytes; it may be at most %d (contract.MaxBlockBytes); it is not loaded", n, MaxBlockBytes)
 	} else {
 		c := canonicalize(L.lines[L.fmOpen+1:L.fmClose], frontMatterSchema)
 		p.lineDiags(c, L.fmOpen+1)
@@ -140,6 +176,10 @@ func (p *parser) block(L *layout, s *section, k *Kernel) bool {
 	if s.heading < 0 {
 		p.add(s.fence+1, "error", "", "```fkc block outside a `## kernel` section")
 	}
+	if n := regionBytes(L.lines[s.blockFrom:s.blockTo]); n > MaxBlockBytes {
+		p.add(s.fence+1, "error", "TooLarge", "```fkc block of section ## %s is %d bytes; a block may be at most %d (contract.MaxBlockBytes); the section is not loaded", s.headingText, n, MaxBlockBytes)
+		return false
+	}
 	c := canonicalize(L.lines[s.blockFrom:s.blockTo], blockSchema)
 	p.lineDiags(c, s.blockFrom)
 	if s.truncated {
@@ -162,6 +202,15 @@ func (p *parser) block(L *layout, s *section, k *Kernel) bool {
 		p.add(s.heading+1, "warning", "", "heading ## %s does not match the block's kernel: %s", h, k.Name)
 	}
 	return true
+}
+
+// regionBytes is the size of a region of lines, newlines included.
+func regionBytes(lines []string) int {
+	n := 0
+	for _, l := range lines {
+		n += len(l) + 1
+	}
+	return n
 }
 
 func (p *parser) lineDiags(c *canonResult, first int) {
@@ -452,6 +501,7 @@ func decodeDTypes(d *dec, t any, e pair) {
 		d.errf(e.v, "%s: expected a list of dtypes such as [F32, F64], found %s", e.path, kindName(e.v))
 		return
 	}
+	repeated := map[tensor.DType]bool{}
 	for _, it := range e.v.Content {
 		if it.Kind != yaml.ScalarNode {
 			d.errf(it, "%s: expected a dtype name, found %s", e.path, kindName(it))
@@ -460,6 +510,16 @@ func decodeDTypes(d *dec, t any, e pair) {
 		dt, err := tensor.ParseDType(it.Value)
 		if err != nil {
 			d.errf(it, "%s: %v", e.path, err)
+			continue
+		}
+		// The registry binds once per listed dtype: a repeat would bind a
+		// dtype twice (and a long list of repeats, millions of times from
+		// one small file).
+		if slices.Contains(in.DTypes, dt) {
+			if !repeated[dt] {
+				repeated[dt] = true
+				d.errf(it, "%s: dtype %s is listed more than once (the registry binds each listed dtype once)", e.path, dt)
+			}
 			continue
 		}
 		in.DTypes = append(in.DTypes, dt)

@@ -67,8 +67,10 @@ type Registry struct {
 	// errors for kernels that cannot be fanned out.
 	Diags []contract.Diagnostic
 
-	kernels []KernelRef
-	byKey   map[Key][]*Binding
+	kernels  []KernelRef
+	byKey    map[Key][]*Binding
+	byKernel map[*contract.Kernel][]*Binding
+	byName   map[string][]*Binding // kernel name → bindings, any provider
 }
 
 // Build fans every registrable kernel out to one binding per dtype. Inputs
@@ -77,7 +79,7 @@ type Registry struct {
 // Two registrable bindings on one key are reported once per key as a
 // DuplicateKernelRef warning naming every kernel and its file:line.
 func Build(docs []*contract.Document) *Registry {
-	r := &Registry{byKey: map[Key][]*Binding{}}
+	r := &Registry{byKey: map[Key][]*Binding{}, byKernel: map[*contract.Kernel][]*Binding{}, byName: map[string][]*Binding{}}
 	for _, d := range docs {
 		if d == nil {
 			continue
@@ -91,6 +93,8 @@ func Build(docs []*contract.Document) *Registry {
 			for _, b := range r.fanOut(d, k) {
 				r.Bindings = append(r.Bindings, b)
 				r.byKey[b.Key] = append(r.byKey[b.Key], b)
+				r.byKernel[k] = append(r.byKernel[k], b)
+				r.byName[k.Name] = append(r.byName[k.Name], b)
 			}
 		}
 	}
@@ -219,12 +223,21 @@ func (r *Registry) Lookup(opKind, backend string) []*Binding {
 // LookupKey lists the bindings registered on exactly key.
 func (r *Registry) LookupKey(key Key) []*Binding { return r.byKey[key] }
 
-// ByKernel lists the bindings of one kernel section ("" provider matches
-// any provider).
+// Of lists the bindings of one kernel section, in dtype order: a
+// document may hold several sections of one name (each its own bindings),
+// so this, not ByKernel, is how a listing walks its sections.
+func (r *Registry) Of(k *contract.Kernel) []*Binding { return slices.Clip(r.byKernel[k]) }
+
+// ByKernel lists the bindings of every registrable section named kernel
+// ("" provider matches any provider), in registry order. Names need not be
+// unique: to list one section's bindings, use Of.
 func (r *Registry) ByKernel(provider, kernel string) []*Binding {
+	if provider == "" {
+		return slices.Clip(r.byName[kernel])
+	}
 	var out []*Binding
-	for _, b := range r.Bindings {
-		if b.Kernel.Name == kernel && (provider == "" || b.Doc.Provider.Name == provider) {
+	for _, b := range r.byName[kernel] {
+		if b.Doc.Provider.Name == provider {
 			out = append(out, b)
 		}
 	}

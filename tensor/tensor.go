@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -33,14 +34,25 @@ func NumElems(shape []int) int {
 	return n
 }
 
-// CheckShape validates a shape: non-negative dims and a bounded element count.
+// CheckShape validates a shape: non-negative dims and a bounded element
+// count. The bound applies to the product of the non-empty axes, whatever
+// their order: an empty tensor's strides and every shape derived from it
+// (a reduction drops the empty axis; a pad fills it) must fit as well, so
+// [0, 2^40, 2^40] is refused just as [2^40, 2^40, 0] is.
 func CheckShape(shape []int) error {
-	n := 1
+	n, empty := 1, false
 	for i, d := range shape {
 		if d < 0 {
 			return fmt.Errorf("shape %v: axis %d has negative size %d", shape, i, d)
 		}
-		if d != 0 && n > MaxElems/d {
+		if d == 0 {
+			empty = true
+			continue
+		}
+		if n > MaxElems/d {
+			if empty || slices.Contains(shape[i:], 0) {
+				return fmt.Errorf("shape %v: its non-empty axes multiply to more than %d elements (the strides of an empty tensor must fit too)", shape, MaxElems)
+			}
 			return fmt.Errorf("shape %v: more than %d elements", shape, MaxElems)
 		}
 		n *= d
@@ -58,9 +70,14 @@ func alignedBytes(n int) []byte {
 }
 
 // New allocates a zeroed tensor. It panics on an invalid shape: callers
-// validate user shapes with CheckShape first.
+// validate user shapes with CheckShape first. A tensor bigger than the
+// process may use panics with a *MemoryError rather than abort the process
+// (Alloc returns that error instead).
 func New(dt DType, shape []int) *Tensor {
 	if err := CheckShape(shape); err != nil {
+		panic(err)
+	}
+	if err := checkAlloc(dt, shape); err != nil {
 		panic(err)
 	}
 	return &Tensor{DType: dt, Shape: append([]int{}, shape...), Data: alignedBytes(NumElems(shape) * dt.Size())}
