@@ -16,6 +16,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -218,8 +219,14 @@ func (e *Engine) checkSize(op string, shape []int, dt tensor.DType) error {
 	if e.limits.MaxElems > 0 && n > e.limits.MaxElems {
 		return kernels.Violatef(op, "output %s%v has %d elements; this engine holds at most %d per tensor", dt, shape, n, e.limits.MaxElems)
 	}
-	if b := int64(n) * int64(dt.Size()); e.limits.MaxOutputBytes > 0 && b > e.limits.MaxOutputBytes {
+	b := int64(n) * int64(dt.Size())
+	if e.limits.MaxOutputBytes > 0 && b > e.limits.MaxOutputBytes {
 		return kernels.Violatef(op, "output %s%v needs %d bytes; this engine returns at most %d bytes per output", dt, shape, b, e.limits.MaxOutputBytes)
+	}
+	// Before any kernel allocates: an output bigger than this process may
+	// use is an error that says so, not an out-of-memory abort.
+	if err := tensor.CheckAlloc(fmt.Sprintf("%s: output %s%v", op, dt, shape), int(b)); err != nil {
+		return err
 	}
 	return nil
 }
@@ -304,6 +311,13 @@ func (e *Engine) RunBinding(b *registry.Binding, c *kernels.Call) (res *Result, 
 	defer func() {
 		// A panic in a kernel is a bug, but the user gets an error, not a crash.
 		if r := recover(); r != nil {
+			// A scratch buffer past the memory limit is the input's size,
+			// not a bug (tensor.New panics with a *tensor.MemoryError).
+			var me *tensor.MemoryError
+			if re, ok := r.(error); ok && errors.As(re, &me) {
+				err = fmt.Errorf("%s: %w", b.Kernel.Name, me)
+				return
+			}
 			err = fmt.Errorf("%s: internal error: %v", b.Kernel.Name, r)
 		}
 	}()
