@@ -110,7 +110,8 @@ func PadOutShape(op string, mode Mode, in []int, pads []Pad) ([]int, error) {
 		switch mode {
 		case Reflect:
 			if p.Before > n-1 || p.After > n-1 {
-				return nil, Violatef(op, "reflect padding (%d, %d) on axis %d exceeds in_shape[%d]-1 = %d (contract: before <= in_shape[i]-1 AND after <= in_shape[i]-1)", p.Before, p.After, i, i, n-1)
+				return nil, Violatef(op, "reflect padding (%d, %d) on axis %d exceeds in_shape[%d]-1 = %d (contract: before <= in_shape[i]-1 AND after <= in_shape[i]-1); %s",
+					p.Before, p.After, i, i, n-1, reflectRemedy(i, n))
 			}
 		case Replicate:
 			if n == 0 && (p.Before > 0 || p.After > 0) {
@@ -171,6 +172,15 @@ func PadBackwardInShape(op string, mode Mode, out []int, pads []Pad) ([]int, err
 		return nil, err
 	}
 	return in, nil
+}
+
+// reflectRemedy is the way out of a too-wide reflect pad: the widest that
+// axis takes, or the mode that takes any width.
+func reflectRemedy(axis, n int) string {
+	if n <= 1 {
+		return fmt.Sprintf("an axis of size %d takes no reflect padding — --mode replicate pads it to any width", n)
+	}
+	return fmt.Sprintf("the widest reflect pad on axis %d is %d:%d — for more, --mode replicate repeats the edge", axis, n-1, n-1)
 }
 
 // ReflectIndex maps j = out_coord - before into [0, n) for reflect padding
