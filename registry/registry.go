@@ -104,7 +104,7 @@ func Build(docs []*contract.Document) *Registry {
 
 func (r *Registry) errf(d *contract.Document, k *contract.Kernel, format string, args ...any) {
 	r.Diags = append(r.Diags, contract.Diagnostic{File: d.File, Line: k.BlockLine, Severity: "error",
-		Code: "FanOut", Msg: fmt.Sprintf(format, args...)})
+		Code: "FanOut", Msg: fmt.Sprintf(format, args...), Kernels: []contract.KernelID{d.KernelID(k)}})
 }
 
 func (r *Registry) fanOut(d *contract.Document, k *contract.Kernel) []*Binding {
@@ -142,7 +142,7 @@ func (r *Registry) fanOut(d *contract.Document, k *contract.Kernel) []*Binding {
 			names = append(names, dt.String())
 		}
 		for _, o := range k.Outputs {
-			dt, err := outDType(k, o, b.InputDTypes)
+			dt, err := o.DTypeRule.DType(k.Inputs, b.InputDTypes)
 			if err != nil {
 				r.errf(d, k, "kernel %s: output %s: %v", k.Name, o.Name, err)
 				return nil
@@ -157,25 +157,6 @@ func (r *Registry) fanOut(d *contract.Document, k *contract.Kernel) []*Binding {
 		out = append(out, b)
 	}
 	return out
-}
-
-// outDType applies an output's dtype_rule: fixed(DT), or passthrough(INPUT)
-// which takes the named input's dtype in this binding.
-func outDType(k *contract.Kernel, o contract.Output, ins []tensor.DType) (tensor.DType, error) {
-	r := strings.TrimSpace(o.DTypeRule)
-	if a, ok := strings.CutPrefix(r, "passthrough("); ok {
-		name := strings.TrimSpace(strings.TrimSuffix(a, ")"))
-		for i, in := range k.Inputs {
-			if in.Name == name {
-				return ins[i], nil
-			}
-		}
-		return tensor.Invalid, fmt.Errorf("dtype_rule %s names no input", r)
-	}
-	if strings.HasPrefix(r, "fixed(") {
-		return o.DType(ins[0])
-	}
-	return tensor.Invalid, fmt.Errorf("dtype_rule %q is neither passthrough(INPUT) nor fixed(DTYPE)", r)
 }
 
 func (r *Registry) collisions() {
@@ -196,14 +177,19 @@ func (r *Registry) collisions() {
 	for _, key := range keys {
 		bs := r.byKey[key]
 		var who []string
+		var ids []contract.KernelID
 		for _, b := range bs {
 			who = append(who, fmt.Sprintf("%s (%s:%d)", b.Kernel.Name, b.Doc.File, b.Kernel.Line))
+			if id := b.Doc.KernelID(b.Kernel); !slices.Contains(ids, id) {
+				ids = append(ids, id)
+			}
 		}
 		second := bs[1]
 		r.Diags = append(r.Diags, contract.Diagnostic{
 			File: second.Doc.File, Line: second.Kernel.Line, Severity: "error", Code: "DuplicateKernelRef",
 			Msg: fmt.Sprintf("%d registrable kernels bind %s: %s; all are kept and dispatch tells them apart by the op/variant each link serves",
 				len(bs), key, strings.Join(who, ", ")),
+			Kernels: ids,
 		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"unsafe"
 )
@@ -20,9 +21,9 @@ type Tensor struct {
 
 // MaxElems bounds every tensor's element count, so that size arithmetic
 // cannot overflow and a shape (a pad width, a .npy header) cannot ask for
-// more memory than a process can have: 2^31 elements is 8 GiB of f32. The
-// WASM app lowers it to what a browser tab holds.
-var MaxElems = 1 << 31
+// more memory than a process can have: 2^31 elements is 8 GiB of f32. (The
+// browser app's engine is configured lower: engine.Limits.)
+const MaxElems = 1 << 31
 
 // NumElems is the product of the shape (1 for rank 0).
 func NumElems(shape []int) int {
@@ -207,18 +208,25 @@ func Encode(dt DType, v float64) []byte {
 	return b
 }
 
-// ParseShape parses "2,3,4" (or "" / "[]" for rank 0).
+// ParseShape parses "2,3,4" (or "" / "[]" / "()" for rank 0), strictly:
+// every entry is a whole decimal number; "2,,3", "2x" and "1.5" are errors.
 func ParseShape(s string) ([]int, error) {
-	s = strings.Trim(strings.TrimSpace(s), "[]()")
-	if s == "" {
+	t := strings.TrimSpace(s)
+	if len(t) >= 2 && (t[0] == '[' && t[len(t)-1] == ']' || t[0] == '(' && t[len(t)-1] == ')') {
+		t = strings.TrimSpace(t[1 : len(t)-1])
+	}
+	if t == "" {
 		return []int{}, nil
 	}
-	parts := strings.Split(s, ",")
+	parts := strings.Split(t, ",")
+	if len(parts) > 1 && strings.TrimSpace(parts[len(parts)-1]) == "" {
+		parts = parts[:len(parts)-1] // numpy's (3,) spelling
+	}
 	shape := make([]int, 0, len(parts))
 	for _, p := range parts {
-		var d int
-		if _, err := fmt.Sscan(strings.TrimSpace(p), &d); err != nil {
-			return nil, fmt.Errorf("shape %q: %q is not an integer", s, p)
+		d, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil {
+			return nil, fmt.Errorf("shape %q: %q is not a whole number", s, strings.TrimSpace(p))
 		}
 		shape = append(shape, d)
 	}
