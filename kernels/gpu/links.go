@@ -81,7 +81,11 @@ func Links(d *Device) []kernels.Link {
 			if dt == "f64" {
 				where = "kernels/gpu.(*Device).PadBackward: answers \"not available on this adapter (needs 64-bit atomics); runs on CPU\""
 			}
-			links = append(links, kernels.Link{EntryPoint: vulkanEP + k, Serves: kernels.Variants("pad_backward", kernels.ModeForm(mode)), Impl: padBackward, Where: where})
+			l := kernels.Link{EntryPoint: vulkanEP + k, Serves: kernels.Variants("pad_backward", kernels.ModeForm(mode)), Impl: padBackward, Where: where}
+			if dt == "f64" && d != nil {
+				l.Unavailable = "needs 64-bit atomics, which wgpu does not offer"
+			}
+			links = append(links, l)
 		}
 	}
 	own := []struct {
