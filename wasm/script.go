@@ -114,4 +114,3 @@ func scriptRun(reqJSON string) (any, error) {
 // JS string (V8: under 2^29 characters), beside the Go copies of it in the
 // tab's wasm memory.
 const maxResultBytes = 256 << 20
-
