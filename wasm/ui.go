@@ -48,8 +48,26 @@ func replaceURL(hash string) {
 	js.Global().Get("history").Call("replaceState", nil, "", hash)
 }
 
+// A route renders one page: its title and HTML. after, if set, runs once
+// the page is on screen (a kernel page's first Try it).
+type pageRoute struct {
+	prefix string // "/k/": matches the path's start; "/api": the whole path
+	render func(rest string, q url.Values) (title, html string, after func(), err error)
+}
+
+// routes are the pages; the catalog is the fallback. A page of its own
+// (Learn padding, your own contract, the Judge) adds itself in its file.
+var routes = []pageRoute{
+	{"/k/", kernelRoute},
+	{"/api", func(string, url.Values) (string, string, func(), error) {
+		html, err := playground.Render("api", playground.APIPage(tabLimits.MaxElems, maxResultBytes))
+		return "Scripting API", html, nil, err
+	}},
+}
+
 // route renders the page of a URL hash: #/ (the catalog, ?filters),
-// #/k/PROVIDER/NAME (a kernel, ?Try-it state), #/api.
+// #/k/PROVIDER/NAME (a kernel, ?Try-it state), #/api, and the pages that
+// add themselves to routes.
 func route(hash string) error {
 	hash = strings.TrimPrefix(hash, "#")
 	if hash == "" {
@@ -59,39 +77,50 @@ func route(hash string) error {
 	q, _ := url.ParseQuery(query)
 	app.page = page{path: path}
 	js.Global().Call("scrollTo", 0, 0)
-	var html string
-	var err error
 	// No lock: a DOM event runs only while every goroutine is parked (the
 	// wasm runtime has one thread), and a JS callback must never block —
 	// a run holding the engine may be waiting for the event loop itself.
-	site := app.site()
-	switch {
-	case strings.HasPrefix(path, "/k/"):
-		id, _ := url.PathUnescape(strings.TrimPrefix(path, "/k/"))
-		var p *playground.KernelPage
-		if p, err = site.KernelPage(id, q); err == nil {
-			app.page.row = p.Row
-			doc.Set("title", p.K.Name+" — fkc playground")
-			html, err = playground.Render("kernel", p)
-			if err == nil && p.Try != nil {
-				defer func() { go runTry(p.Try.Case, p.Try.Auto) }()
-			}
-		} else {
-			html = fmt.Sprintf(`<p class="err">fkc: %s</p><a href="#/">← back to the catalog</a>`, htmlEscape(err.Error()))
-			err = nil
+	title, html, after, err := catalogRoute(q)
+	for _, r := range routes {
+		if rest, ok := strings.CutPrefix(path, r.prefix); ok && (strings.HasSuffix(r.prefix, "/") || rest == "") {
+			title, html, after, err = r.render(rest, q)
+			break
 		}
-	case path == "/api":
-		doc.Set("title", "Scripting API — fkc playground")
-		html, err = playground.Render("api", playground.APIPage(tabLimits.MaxElems, maxResultBytes))
-	default:
-		doc.Set("title", "fkc playground — kernel contracts you can run")
-		html, err = playground.Render("catalog", site.CatalogPage(playground.ParseFilter(q)))
 	}
 	if err != nil {
 		return err
 	}
+	if title == "" {
+		title = "fkc playground — kernel contracts you can run"
+	} else {
+		title += " — fkc playground"
+	}
+	doc.Set("title", title)
 	setHTML("main", html)
+	if after != nil {
+		after()
+	}
 	return nil
+}
+
+func catalogRoute(q url.Values) (string, string, func(), error) {
+	html, err := playground.Render("catalog", app.site().CatalogPage(playground.ParseFilter(q)))
+	return "", html, nil, err
+}
+
+func kernelRoute(rest string, q url.Values) (string, string, func(), error) {
+	id, _ := url.PathUnescape(rest)
+	p, err := app.site().KernelPage(id, q)
+	if err != nil {
+		return "", fmt.Sprintf(`<p class="err">fkc: %s</p><a href="#/">← back to the catalog</a>`, htmlEscape(err.Error())), nil, nil
+	}
+	app.page.row = p.Row
+	html, err := playground.Render("kernel", p)
+	var after func()
+	if p.Try != nil {
+		after = func() { go runTry(p.Try.Case, p.Try.Auto) }
+	}
+	return p.K.Name, html, after, err
 }
 
 // An event is what the page's script forwards: a control with a
@@ -104,60 +133,80 @@ type uiEvent struct {
 	Form   map[string]string `json:"form"` // its form's values
 }
 
+// actions handle the events, by the element's data-action; a page of its
+// own adds its actions in its file.
+var actions = map[string]func(uiEvent) error{
+	"filter": filterEvent,
+	"prose":  proseEvent,
+	"try":    func(e uiEvent) error { tryInput(e); return nil },
+	"run": func(e uiEvent) error {
+		cs := playground.FromForm(app.page.row, formOf("form.tryform"))
+		go runTry(cs, strings.Split(e.Data["backends"], ","))
+		return nil
+	},
+	"share": shareEvent,
+	"slice": slicePick,
+}
+
 func event(raw string) error {
 	var e uiEvent
 	if err := json.Unmarshal([]byte(raw), &e); err != nil {
 		return err
 	}
-	switch e.Action {
-	case "filter":
-		f := playground.Filter{Q: e.Form["q"], Op: e.Form["op"], Backend: e.Form["backend"], DType: e.Form["dtype"],
-			Det: e.Form["det"], Registrable: e.Form["reg"] != "", Runnable: e.Form["runs"] != ""}
-		c := app.site().CatalogPage(f)
-		html, err := playground.Render("catalog-list", c)
-		if err != nil {
-			return err
-		}
-		setHTML("catalog", html)
-		setText("count", fmt.Sprintf("%d of %d kernels", c.Shown, c.Total))
-		hash := "#/"
-		if q := f.Query(); q != "" {
-			hash += "?" + q
-		}
-		replaceURL(hash)
-	case "prose":
-		if e.Type != "toggle" || e.Data["done"] != "" {
-			return nil
-		}
-		html, err := app.site().ProviderProse(e.Data["file"])
-		if err != nil {
-			html = htmlEscape(err.Error())
-		}
-		for _, d := range jsArray(doc.Call("querySelectorAll", "details.pprose")) {
-			if d.Get("dataset").Get("file").String() == e.Data["file"] {
-				d.Get("dataset").Set("done", "1")
-				d.Call("querySelector", ".prose").Set("innerHTML", html)
-			}
-		}
-	case "try":
-		tryInput(e)
-	case "run":
-		cs := playground.FromForm(app.page.row, formOf("form.tryform"))
-		go runTry(cs, strings.Split(e.Data["backends"], ","))
-	case "share":
-		cs := playground.FromForm(app.page.row, formOf("form.tryform"))
-		u := js.Global().Get("location").Get("origin").String() + js.Global().Get("location").Get("pathname").String() +
-			"#/k/" + app.page.row.ID + "?" + playground.ShareQuery(cs, app.page.runs)
-		replaceURL(u)
-		note := "link in the address bar"
-		if cb := js.Global().Get("navigator").Get("clipboard"); cb.Truthy() {
-			cb.Call("writeText", u)
-			note = "link copied"
-		}
-		setText("share-note", note)
-	case "slice":
-		return slicePick(e)
+	if f, ok := actions[e.Action]; ok {
+		return f(e)
 	}
+	return fmt.Errorf("no action %q", e.Action)
+}
+
+func filterEvent(e uiEvent) error {
+	f := playground.Filter{Q: e.Form["q"], Op: e.Form["op"], Backend: e.Form["backend"], DType: e.Form["dtype"],
+		Det: e.Form["det"], Registrable: e.Form["reg"] != "", Runnable: e.Form["runs"] != ""}
+	c := app.site().CatalogPage(f)
+	html, err := playground.Render("catalog-list", c)
+	if err != nil {
+		return err
+	}
+	setHTML("catalog", html)
+	setText("count", fmt.Sprintf("%d of %d kernels", c.Shown, c.Total))
+	hash := "#/"
+	if q := f.Query(); q != "" {
+		hash += "?" + q
+	}
+	replaceURL(hash)
+	return nil
+}
+
+// proseEvent renders a provider's prose when its details first open.
+func proseEvent(e uiEvent) error {
+	if e.Type != "toggle" || e.Data["done"] != "" {
+		return nil
+	}
+	html, err := app.site().ProviderProse(e.Data["file"])
+	if err != nil {
+		html = htmlEscape(err.Error())
+	}
+	for _, d := range jsArray(doc.Call("querySelectorAll", "details.pprose")) {
+		if d.Get("dataset").Get("file").String() == e.Data["file"] {
+			d.Get("dataset").Set("done", "1")
+			d.Call("querySelector", ".prose").Set("innerHTML", html)
+		}
+	}
+	return nil
+}
+
+// shareEvent puts the Try-it state in the address bar and the clipboard.
+func shareEvent(uiEvent) error {
+	cs := playground.FromForm(app.page.row, formOf("form.tryform"))
+	u := js.Global().Get("location").Get("origin").String() + js.Global().Get("location").Get("pathname").String() +
+		"#/k/" + app.page.row.ID + "?" + playground.ShareQuery(cs, app.page.runs)
+	replaceURL(u)
+	note := "link in the address bar"
+	if cb := js.Global().Get("navigator").Get("clipboard"); cb.Truthy() {
+		cb.Call("writeText", u)
+		note = "link copied"
+	}
+	setText("share-note", note)
 	return nil
 }
 
