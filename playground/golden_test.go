@@ -80,6 +80,11 @@ func TestGoldenPages(t *testing.T) {
 		return Render("catalog", s.CatalogPage(ParseFilter(url.Values{"op": {"pad"}, "reg": {"1"}})))
 	})
 	golden(t, "api", func() (string, error) { return Render("api", APIPage(1<<27, 256<<20)) })
+	golden(t, "learn-padding", func() (string, error) { return Render("padding", s.PaddingPage(DefaultPadding)) })
+	golden(t, "learn-padding-reflect-too-wide", func() (string, error) {
+		q := url.Values{"n": {"4"}, "b": {"4"}, "a": {"1"}, "rows": {"2"}, "cols": {"3"}, "rb": {"2"}, "ra": {"0"}, "cb": {"1"}, "ca": {"1"}}
+		return Render("padding", s.PaddingPage(ParsePaddingParams(q.Get)))
+	})
 	for _, c := range []struct{ name, id string }{
 		{"kernel-pad", "fuel-cpu-backend/pad"},                              // pad family, a mode-unified CPU kernel
 		{"kernel-pad-reflect-vulkan", "fuel-vulkan-kernels/pad_reflect_b4"}, // a GPU kernel fixing its mode, without WebGPU

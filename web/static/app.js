@@ -137,12 +137,13 @@
   // ---------- hover and focus: what a cell reads, or is read by ----------
   // Go writes, on every drawn cell, data-from ("x:3 x:4": grid:flat index;
   // "out:5" is every output grid) and data-info (the sentence to show).
-  function cellsOf(ref) {
+  // Refs resolve within the cell's section (a page may draw several pictures).
+  function cellsOf(scope, ref) {
     const [grid, i] = ref.split(":");
     const sel = grid === "out" ? `.gridbox.out .cell[data-i="${i}"]` : `.gridbox[data-grid="${grid}"] .cell[data-i="${i}"]`;
-    let found = document.querySelectorAll(sel);
+    let found = scope.querySelectorAll(sel);
     if (!found.length && grid !== "out" && go) { // on another slice: bring it into view
-      if (callSync("reveal", grid, Number(i))) found = document.querySelectorAll(sel);
+      if (callSync("reveal", grid, Number(i))) found = scope.querySelectorAll(sel);
     }
     return found;
   }
@@ -150,10 +151,10 @@
     document.querySelectorAll(".cell.src, .cell.me").forEach(c => c.classList.remove("src", "me"));
     const info = document.getElementById("hoverinfo");
     if (!cell) { if (info) info.textContent = "Hover or focus a cell to see where it came from."; return; }
-    const box = cell.closest(".gridbox");
-    const same = box.classList.contains("out") ? `.gridbox.out .cell[data-i="${cell.dataset.i}"]` : null;
-    (same ? document.querySelectorAll(same) : [cell]).forEach(c => c.classList.add("me"));
-    for (const ref of (cell.dataset.from || "").split(" ").filter(Boolean)) cellsOf(ref).forEach(c => c.classList.add("src"));
+    const scope = cell.closest("section") || document;
+    const same = cell.closest(".gridbox.out") && !cell.closest(".mode") ? scope.querySelectorAll(`.gridbox.out .cell[data-i="${cell.dataset.i}"]`) : [cell];
+    same.forEach(c => c.classList.add("me"));
+    for (const ref of (cell.dataset.from || "").split(" ").filter(Boolean)) cellsOf(scope, ref).forEach(c => c.classList.add("src"));
     if (info) info.textContent = cell.dataset.info || "";
   }
   document.addEventListener("mouseover", (e) => { const c = e.target.closest(".cell"); if (c) highlight(c); });
