@@ -165,8 +165,8 @@
     const c = e.target.classList && e.target.classList.contains("cell") ? e.target : null;
     const step = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: "up", ArrowDown: "down" }[e.key];
     if (!c || !step) return;
-    const cells = [...c.parentElement.querySelectorAll(".cell")], at = cells.indexOf(c);
-    const cols = (c.parentElement.style.gridTemplateColumns.match(/repeat\((\d+)/) || [0, cells.length])[1] | 0;
+    const grid = c.closest(".cells"), cells = [...grid.querySelectorAll(".cell")], at = cells.indexOf(c);
+    const cols = (grid.style.gridTemplateColumns.match(/repeat\((\d+)/) || [0, cells.length])[1] | 0;
     const to = cells[step === "up" ? at - cols : step === "down" ? at + cols : at + step];
     if (to) { e.preventDefault(); c.tabIndex = -1; to.tabIndex = 0; to.focus(); }
   });
