@@ -138,3 +138,24 @@ func TestGoldenRuns(t *testing.T) {
 	golden(t, "run-index-add", run("fuel-reference-backend/index_add", ""))
 	golden(t, "run-violation", run("fuel-cpu-backend/pad", "flags=--mode reflect --padding 4:4,0:0&x=4,5|F32|arange"))
 }
+
+// web/static/index.html carries the catalog as the app draws it at
+// start-up (go generate ./web): a change to the contracts, the links or the
+// templates shows here until it is regenerated.
+func TestPrerenderedCatalogIsFresh(t *testing.T) {
+	page, err := os.ReadFile("../web/static/index.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	html, err := Prerender()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := SplicePrerendered(string(page), html)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(page) != want {
+		t.Fatal("web/static/index.html's catalog is stale: run go generate ./web")
+	}
+}

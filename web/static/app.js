@@ -74,6 +74,10 @@
 
   async function boot() {
     const tm = window.fkc.timing;
+    // The catalog is in the page already (drawn at build time); another
+    // page's URL waits for Go to draw it.
+    const main = document.getElementById("main");
+    if (location.hash && location.hash !== "#/") main.style.visibility = "hidden";
     try {
       const g = new Go();
       let result;
@@ -96,7 +100,7 @@
       tm.goStartedMs = performance.now() - t0;
       tm.goEngineMs = go.loadMs; // contracts loaded, registry built, links installed (inside Go)
       const t1 = performance.now();
-      callSync("route", location.hash);
+      try { callSync("route", location.hash); } finally { main.style.visibility = ""; }
       tm.renderMs = performance.now() - t1;
       tm.interactiveMs = performance.now(); // since navigation start: the page is drawn and Go answers events
       tm.catalogMs = performance.now() - t0;
