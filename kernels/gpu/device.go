@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/cogentcore/webgpu/wgpu"
+	"github.com/fkc-playground/fkc/kernels"
 	"github.com/fkc-playground/fkc/shaders/wgsl"
 )
 
@@ -97,6 +98,7 @@ type Device struct {
 	pipes      map[string]*pipe
 	last       time.Duration
 	lastKernel time.Duration
+	lastSetup  time.Duration // begin -> submit of the last call (host: buffers, tables, uploads queued)
 
 	lostMu sync.Mutex
 	lost   error
@@ -272,6 +274,7 @@ func (d *Device) pipeline(s kernelSpec) (*pipe, error) {
 type job struct {
 	d    *Device
 	op   string
+	t0   time.Time
 	enc  *wgpu.CommandEncoder
 	err  error
 	bufs []*buffer
@@ -297,7 +300,7 @@ type outBuf struct {
 
 // begin starts a kernel call. Call with d.mu held.
 func (d *Device) begin(op string) *job {
-	j := &job{d: d, op: op}
+	j := &job{d: d, op: op, t0: time.Now()}
 	if err := d.lostErr(); err != nil {
 		j.err = err
 		return j
@@ -324,16 +327,56 @@ func round4(n int) int { return (n + 3) &^ 3 }
 // checkSize validates a buffer size against the adapter's limits before
 // anything is allocated.
 func (j *job) checkSize(what string, size uint64) bool {
-	lim := j.d.info
-	if size > lim.MaxStorageBufferBindingSize {
-		j.fail("gpu: %s: %s needs a %d-byte storage buffer; this adapter allows %d (maxStorageBufferBindingSize)", j.op, what, size, lim.MaxStorageBufferBindingSize)
-		return false
-	}
-	if size > lim.MaxBufferSize {
-		j.fail("gpu: %s: %s needs a %d-byte buffer; this adapter allows %d (maxBufferSize)", j.op, what, size, lim.MaxBufferSize)
+	if err := j.d.limitErr(j.op, what, size); err != nil {
+		if j.err == nil {
+			j.err = err
+		}
 		return false
 	}
 	return true
+}
+
+// limitErr says (as *kernels.Unavailable) that a size-byte buffer exceeds
+// this adapter's limits; nil if it fits.
+func (d *Device) limitErr(op, what string, size uint64) error {
+	lim := d.info
+	switch {
+	case size > lim.MaxStorageBufferBindingSize:
+		return &kernels.Unavailable{Kernel: op, Need: fmt.Sprintf("%s: a %d-byte storage buffer; this adapter allows %d, maxStorageBufferBindingSize", what, size, lim.MaxStorageBufferBindingSize)}
+	case size > lim.MaxBufferSize:
+		return &kernels.Unavailable{Kernel: op, Need: fmt.Sprintf("%s: a %d-byte buffer; this adapter allows %d, maxBufferSize", what, size, lim.MaxBufferSize)}
+	}
+	return nil
+}
+
+// sized is a buffer a call will need: its name and its size in bytes,
+// computed arithmetically (in uint64, from shapes) before anything exists.
+type sized struct {
+	what  string
+	bytes uint64
+}
+
+// fits checks every buffer of a call against the adapter's limits before
+// any host table, host tensor or device buffer is built, so an oversized
+// call fails in microseconds instead of allocating first (issue 9, row 4).
+func (d *Device) fits(op string, bufs ...sized) error {
+	for _, b := range bufs {
+		if err := d.limitErr(op, b.what, b.bytes); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// outBytes is the size of a guarded output buffer with a payload of n
+// bytes (outputInit's layout), computed without overflow for any n >= 0.
+func outBytes(n int) uint64 {
+	return 4 * (max(1, (uint64(n)+3)/4) + 2*guardWords)
+}
+
+// inBytes is the size of an input buffer of n bytes (input's layout).
+func inBytes(n int) uint64 {
+	return max(4, (uint64(n)+3)&^3)
 }
 
 func (j *job) newBuffer(what string, size uint64, usage wgpu.BufferUsage) *buffer {
@@ -558,6 +601,7 @@ func (j *job) run() error {
 		return j.err
 	}
 	t0 := time.Now()
+	d.lastSetup = t0.Sub(j.t0)
 	d.queue.Submit(cmd)
 	cmd.Release()
 	if err := d.plat.popScopes(d); err != nil {
