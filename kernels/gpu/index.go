@@ -41,8 +41,7 @@ func (d *Device) runIndex(c *indexCall) (*tensor.Tensor, error) {
 	if err := checkRank(c.op, len(c.a)); err != nil {
 		return nil, err
 	}
-	out := tensor.New(c.data.DType, c.outShape)
-	n := out.NumElems()
+	n := tensor.NumElems(c.outShape)
 	for _, v := range []int{n, c.data.NumElems(), c.idx.NumElems()} {
 		if err := checkElems(c.op, v); err != nil {
 			return nil, err
@@ -50,9 +49,29 @@ func (d *Device) runIndex(c *indexCall) (*tensor.Tensor, error) {
 	}
 	nIdx := c.idx.NumElems()
 	if n == 0 && nIdx == 0 {
-		return out, nil
+		return tensor.New(c.data.DType, c.outShape), nil
+	}
+	for _, sh := range [][]int{c.a, c.b, c.outShape} {
+		if err := checkDims(c.op, "size", sh...); err != nil {
+			return nil, err
+		}
 	}
 	eb := c.data.DType.Size()
+	// Size every buffer (the adds' bucket tables too) before building any.
+	bufs := []sized{{"data", inBytes(len(c.data.Data))}, {"indices", inBytes(len(c.idx.Data))}, {"out", outBytes(n * eb)}}
+	if c.src != nil {
+		bufs = append(bufs, sized{"src", inBytes(len(c.src.Data))})
+	}
+	switch c.entry {
+	case "index_add":
+		bufs = append(bufs, sized{"bucket_off", 4 * uint64(c.bound+1)}, sized{"bucket_order", inBytes(4 * nIdx)})
+	case "scatter_add":
+		bufs = append(bufs, sized{"bucket_off", 4 * uint64(n+1)}, sized{"bucket_order", inBytes(4 * nIdx)})
+	}
+	if err := d.fits(c.op, bufs...); err != nil {
+		return nil, err
+	}
+	out := tensor.New(c.data.DType, c.outShape)
 	var defs []wgsl.Def
 	name := fmt.Sprintf("%s_b%d", c.entry, eb)
 	if c.add {

@@ -189,6 +189,9 @@ func (d *Device) PadBackwardGather(gradOut *tensor.Tensor, mode kernels.Mode, pa
 	if err := checkElems(op, nOut); err != nil {
 		return nil, err
 	}
+	if err := checkPads(op, inShape, gradOut.Shape, pads); err != nil {
+		return nil, err
+	}
 	if nIn == 0 {
 		return tensor.New(dt, inShape), nil
 	}

@@ -138,7 +138,19 @@ func (r *reduction) check() error {
 	if err := checkElems(r.op, r.x.NumElems()); err != nil {
 		return err
 	}
-	return nil
+	return checkDims(r.op, "x size", r.x.Shape...)
+}
+
+// sizes lists the buffers of the call (the first level's partials are the
+// largest scratch), for Device.fits before anything is built.
+func (r *reduction) sizes(outBytesN int) []sized {
+	nseg, K := uint64(tensor.NumElems(r.outShape)), uint64(prod(r.coll))
+	words := uint64(1)
+	if r.opKind != opSum {
+		words = 2
+	}
+	return []sized{{"x", inBytes(len(r.x.Data))}, {"out", outBytes(outBytesN)},
+		{"partials", 4 * words * nseg * max(1, (K+chunk-1)/chunk)}}
 }
 
 func (r *reduction) spec(entry string) kernelSpec {
@@ -195,11 +207,14 @@ func (d *Device) reduce(r *reduction) (*tensor.Tensor, error) {
 	if r.fin == finArg {
 		odt = tensor.U32
 	}
-	out := tensor.New(odt, r.outShape)
-	nseg := out.NumElems()
+	nseg := tensor.NumElems(r.outShape)
 	if nseg == 0 {
-		return out, nil
+		return tensor.New(odt, r.outShape), nil
 	}
+	if err := d.fits(r.op, r.sizes(nseg*odt.Size())...); err != nil {
+		return nil, err
+	}
+	out := tensor.New(odt, r.outShape)
 	outWords := elemWords(nseg, odt.Size())
 	K := prod(r.coll)
 	d.mu.Lock()
@@ -375,11 +390,14 @@ func (d *Device) ReduceMaxToBackward(x, upstream *tensor.Tensor, target []int) (
 	if err := r.check(); err != nil {
 		return nil, err
 	}
-	grad := tensor.New(x.DType, x.Shape)
 	n, ncell := x.NumElems(), tensor.NumElems(target)
 	if n == 0 {
-		return grad, nil
+		return tensor.New(x.DType, x.Shape), nil
 	}
+	if err := d.fits(op, append(r.sizes(len(x.Data)), sized{"upstream", inBytes(len(upstream.Data))}, sized{"tie_count", 4 * uint64(ncell)})...); err != nil {
+		return nil, err
+	}
+	grad := tensor.New(x.DType, x.Shape)
 	// cell strides: row-major over the aligned target, 0 on collapsed axes
 	p2 := make([]uint32, 18)
 	p2[0], p2[1] = uint32(n), uint32(x.Rank())
