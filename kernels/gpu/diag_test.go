@@ -65,7 +65,8 @@ func diagCases(s int) []diagCase {
 		{"pad constant", func(d *Device) error { return e(d.Pad(x, kernels.Constant, pads, make([]byte, 4))) }},
 		{"pad reflect", func(d *Device) error { return e(d.Pad(x, kernels.Reflect, pads, nil)) }},
 		{"pad replicate", func(d *Device) error { return e(d.Pad(x, kernels.Replicate, pads, nil)) }},
-		{"pad_backward reflect", func(d *Device) error { return e(d.PadBackward(g, kernels.Reflect, pads)) }},
+		{"pad_backward reflect", func(d *Device) error { return e(d.PadBackwardGather(g, kernels.Reflect, pads)) }},
+		{"pad_backward reflect (CAS)", func(d *Device) error { return e(d.PadBackward(g, kernels.Reflect, pads)) }},
 		{"sum_all", func(d *Device) error { return e(d.SumAll(big)) }},
 		{"sum_dim", func(d *Device) error { return e(d.SumDim(m, 1)) }},
 		{"max_dim", func(d *Device) error { return e(d.MaxDim(m, 1)) }},
@@ -116,7 +117,7 @@ func TestDiag(t *testing.T) {
 				}
 			}
 		case plan == "idle":
-			c := cases[5] // sum_dim
+			c := cases[6] // sum_dim
 			runCase("idle0", c, *diagReps)
 			time.Sleep(2 * time.Second)
 			runCase("idle2s", c, *diagReps)

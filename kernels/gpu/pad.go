@@ -199,12 +199,11 @@ func (d *Device) Pad(x *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad, fi
 	}
 	src := j.input("input", x.Data)
 	out := tensor.New(x.DType, outShape)
-	dst := j.output("out", len(out.Data), nil, true)
+	dst := j.outputInto("out", out.Data)
 	j.dispatch(p, groupsFor(elemWords(nOut, eb)), params, sb, src, dst.buf)
 	if err := j.run(); err != nil {
 		return nil, err
 	}
-	copy(out.Data, dst.data)
 	return out, nil
 }
 
@@ -268,12 +267,11 @@ func (d *Device) PadBackward(gradOut *tensor.Tensor, mode kernels.Mode, pads []k
 		params := j.words("params", []uint32{uint32(nIn), uint32(len(inShape)), 0, 0})
 		sb := j.words("shape_buf", shapeBuf(inShape, gradOut.Shape, pads))
 		src := j.input("grad_out", gradOut.Data)
-		dst := j.output("grad_in", len(gin.Data), nil, true)
+		dst := j.outputInto("grad_in", gin.Data)
 		j.dispatch(p, groupsFor(elemWords(nIn, eb)), params, sb, src, dst.buf)
 		if err := j.run(); err != nil {
 			return nil, err
 		}
-		copy(gin.Data, dst.data)
 		return gin, nil
 	}
 	dtTag := map[tensor.DType]uint32{tensor.F32: 0, tensor.F16: 1, tensor.BF16: 2}[dt]
@@ -290,6 +288,7 @@ func (d *Device) PadBackward(gradOut *tensor.Tensor, mode kernels.Mode, pads []k
 	sb := j.words("shape_buf", shapeBuf(inShape, gradOut.Shape, pads))
 	src := j.input("grad_out", gradOut.Data)
 	dst := j.accumulator("grad_in", len(gin.Data), true) // zero-filled: the kernel only accumulates
+	dst.into = gin.Data
 	fails := j.accumulator("cas_failures", 4, false)
 	j.dispatch(p, groupsFor(uint64(nOut)), params, sb, src, dst.buf, fails.buf)
 	if err := j.run(); err != nil {
@@ -298,7 +297,6 @@ func (d *Device) PadBackward(gradOut *tensor.Tensor, mode kernels.Mode, pads []k
 	if n := getU32(fails.data); n != 0 {
 		return nil, fmt.Errorf("%s: %d gradient contributions could not be stored after %d compare-and-swap retries (contended slots); the result is discarded rather than returned incomplete", name, n, 1000)
 	}
-	copy(gin.Data, dst.data)
 	return gin, nil
 }
 
@@ -337,12 +335,11 @@ func (d *Device) MaskedFill(x, mask *tensor.Tensor, fill []byte) (*tensor.Tensor
 	params := j.words("params", []uint32{uint32(n), lo, hi})
 	src := j.input("input", x.Data)
 	m := j.input("mask", mask.Data)
-	dst := j.output("out", len(out.Data), nil, true)
+	dst := j.outputInto("out", out.Data)
 	j.dispatch(p, groupsFor(elemWords(n, eb)), params, src, m, dst.buf)
 	if err := j.run(); err != nil {
 		return nil, err
 	}
-	copy(out.Data, dst.data)
 	return out, nil
 }
 

@@ -240,7 +240,7 @@ func (d *Device) PadBackwardGather(gradOut *tensor.Tensor, mode kernels.Mode, pa
 	tab := j.words("pad_tables", tw)
 	src := j.input("grad_out", gradOut.Data)
 	gin := tensor.New(dt, inShape)
-	dst := j.output("grad_in", len(gin.Data), nil, true)
+	dst := j.outputInto("grad_in", gin.Data)
 	state := j.scratch("state", int(accBytes)*nIn)
 	if passes == 1 {
 		state = j.scratch("state", int(accBytes))
@@ -254,7 +254,6 @@ func (d *Device) PadBackwardGather(gradOut *tensor.Tensor, mode kernels.Mode, pa
 	if err := j.run(); err != nil {
 		return nil, err
 	}
-	copy(gin.Data, dst.data)
 	return gin, nil
 }
 

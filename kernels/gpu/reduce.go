@@ -228,12 +228,11 @@ func (d *Device) reduce(r *reduction) (*tensor.Tensor, error) {
 		j = d.begin(r.op)
 		params := j.words("params", r.params(K, 1, true))
 		x := j.input("x", r.x.Data)
-		dst := j.output("out", len(out.Data), nil, true)
+		dst := j.outputInto("out", out.Data)
 		j.dispatch(p, groupsFor(outWords), params, x, x, j.scratch("unused", 4), dst.buf)
 		if err := j.run(); err != nil {
 			return nil, err
 		}
-		copy(out.Data, dst.data)
 		return out, nil
 	}
 	pl, err := d.pipeline(r.spec("level"))
@@ -252,13 +251,12 @@ func (d *Device) reduce(r *reduction) (*tensor.Tensor, error) {
 	}
 	j = d.begin(r.op)
 	x := j.input("x", r.x.Data)
-	dst := j.output("out", len(out.Data), nil, true)
+	dst := j.outputInto("out", out.Data)
 	params, parts := r.levels(j, x, dst.buf, pl, pb)
 	j.dispatch(pf, groupsFor(outWords), params, x, parts, j.scratch("unused", 4), dst.buf)
 	if err := j.run(); err != nil {
 		return nil, err
 	}
-	copy(out.Data, dst.data)
 	return out, nil
 }
 
@@ -432,15 +430,14 @@ func (d *Device) ReduceMaxToBackward(x, upstream *tensor.Tensor, target []int) (
 	j := d.begin(op)
 	xb := j.input("x", x.Data)
 	ub := j.input("upstream", upstream.Data)
-	dst := j.output("grad_x", len(grad.Data), nil, true)
+	dst := j.outputInto("grad_x", grad.Data)
 	_, parts := r.levels(j, xb, j.scratch("unused", 4), pl, nil)
 	pb := j.words("params", p2)
-	cnt := j.scratch("tie_count", 4*ncell)
+	cnt := j.zeros("tie_count", 4*ncell)
 	j.dispatch(pc, groupsFor(uint64(n)), pb, xb, parts, ub, cnt, dst.buf)
 	j.dispatch(pg, groupsFor(elemWords(n, x.DType.Size())), pb, xb, parts, ub, cnt, dst.buf)
 	if err := j.run(); err != nil {
 		return nil, err
 	}
-	copy(grad.Data, dst.data)
 	return grad, nil
 }

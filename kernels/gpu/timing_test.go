@@ -3,9 +3,11 @@
 package gpu
 
 import (
+	"math/rand"
 	"testing"
 
 	"github.com/fkc-playground/fkc/kernels"
+	"github.com/fkc-playground/fkc/kernels/cpu"
 	"github.com/fkc-playground/fkc/tensor"
 )
 
@@ -25,5 +27,37 @@ func TestLastKernelTime(t *testing.T) {
 	t.Logf("kernel %v, end-to-end %v, tick %g ns", k, e2e, d.Info().TimestampTickNs)
 	if k <= 0 || k > e2e {
 		t.Fatalf("LastKernelTime %v: want 0 < kernel <= end-to-end %v", k, e2e)
+	}
+}
+
+// SetKernelRepeat re-runs a call's passes back to back for timing; results
+// stay exact, multi-pass kernels included (reduction levels, the gather pad
+// backward's continued chains), and accumulating kernels run once.
+func TestKernelRepeatKeepsResults(t *testing.T) {
+	d := device(t)
+	d.SetKernelRepeat(3)
+	defer d.SetKernelRepeat(1)
+	r := rand.New(rand.NewSource(60))
+	x := randFloat(r, tensor.F32, []int{3, 5000}, 1)
+	got, err := d.MaxDim(x, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := cpu.MaxDim(x, 1)
+	sameBits(t, "max_dim, repeated", got, want)
+	g := tensor.New(tensor.F32, []int{2 * 20000})
+	for i := range g.NumElems() {
+		g.Set(i, float64(r.Intn(9)-4))
+	}
+	for _, run := range []func() (*tensor.Tensor, error){
+		func() (*tensor.Tensor, error) { return d.PadBackwardGather(g, kernels.Replicate, pp(19999, 19999)) }, // 2 passes
+		func() (*tensor.Tensor, error) { return d.PadBackward(g, kernels.Replicate, pp(19999, 19999)) },       // CAS: once
+	} {
+		got, err := run()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := cpu.PadBackward(g, kernels.Replicate, pp(19999, 19999))
+		sameBits(t, "pad backward, repeated", got, want) // small integers: exact in any order
 	}
 }
