@@ -119,10 +119,6 @@ type Device struct {
 	// the call returns an error instead of hanging. Default 2 minutes.
 	MapTimeout time.Duration
 
-	// skipHostIndexCheck makes the index kernels rely on the shader's
-	// bounds check alone (tests use it to prove that check exists).
-	skipHostIndexCheck bool
-
 	// The buffer pool (native): buffers of finished calls kept for reuse
 	// by usage and size class, up to poolCap bytes (0: no pooling).
 	pool     map[poolKey][]*buffer

@@ -9,11 +9,12 @@ import (
 )
 
 // The indexing family on the GPU (shaders/wgsl/index.wgsl). Validation
-// mirrors kernels/cpu word for word. Indices are checked twice: on the host
-// (as the CPU does, so the error is raised before any upload) and on the
-// GPU (the `check` pass plus every kernel's own test), whose first bad
-// position comes back through an error word and becomes the very same
-// kernels.IndexOutOfRange error.
+// mirrors kernels/cpu word for word. Index bounds are checked on the GPU
+// (every mover tests each index it reads; the adds and empty outputs run
+// the `check` pass): the first bad position comes back through an error
+// word and becomes the very same kernels.IndexOutOfRange error the CPU
+// path raises — so no host pass over the indices (tens of milliseconds for
+// 16M indices) precedes the upload.
 
 // indexCall is one index kernel invocation.
 type indexCall struct {
@@ -26,15 +27,6 @@ type indexCall struct {
 	operand, limit string // for IndexOutOfRange
 	add            bool
 	init           []byte
-}
-
-// checkHostIndices is the CPU path's index check, run on the host before
-// dispatch (tests switch it off to exercise the shader's own check).
-func (d *Device) checkHostIndices(op, operand string, idx *tensor.Tensor, bound int, limit string) error {
-	if d.skipHostIndexCheck {
-		return nil
-	}
-	return kernels.CheckIndices(op, operand, idx, bound, limit)
 }
 
 func (d *Device) runIndex(c *indexCall) (*tensor.Tensor, error) {
@@ -83,6 +75,9 @@ func (d *Device) runIndex(c *indexCall) (*tensor.Tensor, error) {
 	rw := []bool{false, false, false, false, true, true, false}
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if I, _, _ := c.fast(); c.entry == "index_select" && n > 0 && I*eb%16 == 0 {
+		return d.selectRows(c, out, I*eb/16)
+	}
 	pchk, err := d.pipeline(kernelSpec{name: name, file: "index.wgsl", entry: "check", defs: defs, rw: rw})
 	if err != nil {
 		return nil, err
@@ -107,6 +102,10 @@ func (d *Device) runIndex(c *indexCall) (*tensor.Tensor, error) {
 		}
 		p[24+i] = uint32(c.outShape[i])
 	}
+	// The fast path (index.wgsl): shapes that agree on every axis but dim.
+	if I, J, ok := c.fast(); ok {
+		p[6], p[7] = uint32(I), uint32(J)
+	}
 	j := d.begin(c.op)
 	params := j.words("params", p)
 	data := j.input("data", c.data.Data)
@@ -123,12 +122,23 @@ func (d *Device) runIndex(c *indexCall) (*tensor.Tensor, error) {
 	if c.add {
 		ob, kidx = j.words("bucket_off", off), j.words("bucket_order", order)
 	}
-	j.dispatch(pchk, groupsFor(uint64(nIdx)), params, data, idx, src, dst.buf, flag.buf, ob)
+	// The movers read every index whenever the output is not empty, and
+	// report the first bad one themselves; the adds read bucket tables
+	// instead, and an empty output reads nothing: those run the check.
+	if c.add || n == 0 {
+		j.dispatch(pchk, groupsFor(uint64(nIdx)), params, data, idx, src, dst.buf, flag.buf, ob)
+	}
 	words := elemWords(n, eb)
 	if c.add {
 		words = elemWords(n, c.data.DType.Size())
 	}
 	j.dispatch(pk, groupsFor(words), params, data, kidx, src, dst.buf, flag.buf, ob)
+	return c.finish(j, flag, out)
+}
+
+// finish runs the job and turns the GPU's error word (the first bad index
+// position, or all ones) into the CPU path's IndexOutOfRange error.
+func (c *indexCall) finish(j *job, flag *outBuf, out *tensor.Tensor) (*tensor.Tensor, error) {
 	if err := j.run(); err != nil {
 		return nil, err
 	}
@@ -139,15 +149,50 @@ func (d *Device) runIndex(c *indexCall) (*tensor.Tensor, error) {
 	return out, nil
 }
 
+// selectRows runs index_select through index_rows.wgsl: whole 16-byte
+// units per slice (R of them), one vec4 copy per thread. Call with d.mu held.
+func (d *Device) selectRows(c *indexCall, out *tensor.Tensor, R int) (*tensor.Tensor, error) {
+	p, err := d.pipeline(kernelSpec{name: "index_select_rows", file: "index_rows.wgsl", entry: "main", rw: []bool{false, false, false, true, true}})
+	if err != nil {
+		return nil, err
+	}
+	units := len(out.Data) / 16
+	j := d.begin(c.op)
+	params := j.words("params", []uint32{uint32(units), uint32(R), uint32(c.length), uint32(c.bound)})
+	idx := j.input("indices", c.idx.Data)
+	data := j.input("data", c.data.Data)
+	dst := j.outputInto("out", out.Data)
+	flag := j.output("index_error", 4, []byte{0xff, 0xff, 0xff, 0xff}, false)
+	j.dispatch(p, groupsFor(uint64(units)), params, idx, data, dst.buf, flag.buf)
+	return c.finish(j, flag, out)
+}
+
+// fast reports whether the call takes index.wgsl's fast path — the data
+// (base), indices (src) and output shapes agree on every axis but dim —
+// with I, the product of the axes after dim, and J, the output's dim
+// length. index_select, embedding and index_add always do; gather when
+// its indices span the data on the other axes; scatter_add's general
+// kernel buckets by flat target and never does.
+func (c *indexCall) fast() (I, J int, ok bool) {
+	switch c.entry {
+	case "scatter_add":
+		return 0, 0, false
+	case "gather":
+		for a := range c.a {
+			if a != c.dim && c.b[a] != c.a[a] {
+				return 0, 0, false
+			}
+		}
+	}
+	return max(1, tensor.NumElems(c.outShape[c.dim+1:])), c.outShape[c.dim], true
+}
+
 // IndexSelect: out[..., k, ...] = data[..., indices[k], ...] along dim;
 // rank-1 U32 indices. Pure data movement: bitwise equal to the CPU path.
 func (d *Device) IndexSelect(data, indices *tensor.Tensor, dim int) (*tensor.Tensor, error) {
 	const op = "index_select"
 	shape, err := kernels.IndexSelectShape(data, indices, dim)
 	if err != nil {
-		return nil, err
-	}
-	if err := d.checkHostIndices(op, "indices", indices, data.Shape[dim], "data.shape[dim]"); err != nil {
 		return nil, err
 	}
 	return d.runIndex(&indexCall{op: op, entry: "index_select", data: data, idx: indices, dim: dim,
@@ -160,9 +205,6 @@ func (d *Device) IndexSelect(data, indices *tensor.Tensor, dim int) (*tensor.Ten
 func (d *Device) Gather(data, indices *tensor.Tensor, dim int) (*tensor.Tensor, error) {
 	const op = "gather"
 	if _, err := kernels.GatherShape(data, indices, dim); err != nil {
-		return nil, err
-	}
-	if err := d.checkHostIndices(op, "indices", indices, data.Shape[dim], "data.shape[dim]"); err != nil {
 		return nil, err
 	}
 	return d.runIndex(&indexCall{op: op, entry: "gather", data: data, idx: indices, dim: dim,
@@ -179,9 +221,6 @@ func (d *Device) Embedding(table, ids *tensor.Tensor) (*tensor.Tensor, error) {
 		return nil, err
 	}
 	V := table.Shape[0]
-	if err := d.checkHostIndices(op, "ids", ids, V, "V"); err != nil {
-		return nil, err
-	}
 	return d.runIndex(&indexCall{op: op, entry: "index_select", data: table, idx: ids, dim: 0,
 		outShape: shape, a: table.Shape, b: ids.Shape, bound: V, length: ids.Shape[0],
 		operand: "ids", limit: "V"})
@@ -208,9 +247,6 @@ func (d *Device) IndexAdd(base, indices, src *tensor.Tensor, dim int) (*tensor.T
 	if err := noF64(op, base); err != nil {
 		return nil, err
 	}
-	if err := d.checkHostIndices(op, "indices", indices, base.Shape[dim], "base.shape[dim]"); err != nil {
-		return nil, err
-	}
 	return d.runIndex(&indexCall{op: op, entry: "index_add", data: base, idx: indices, src: src, dim: dim,
 		outShape: base.Shape, a: base.Shape, b: src.Shape, bound: base.Shape[dim], length: indices.Shape[0],
 		operand: "indices", limit: "base.shape[dim]", add: true})
@@ -226,9 +262,6 @@ func (d *Device) ScatterAdd(base, indices, src *tensor.Tensor, dim int) (*tensor
 		return nil, err
 	}
 	if err := noF64(op, base); err != nil {
-		return nil, err
-	}
-	if err := d.checkHostIndices(op, "indices", indices, base.Shape[dim], "base.shape[dim]"); err != nil {
 		return nil, err
 	}
 	return d.runIndex(&indexCall{op: op, entry: "scatter_add", data: base, idx: indices, src: src, dim: dim,

@@ -24,8 +24,14 @@
 // add pass gets `off` at binding 6 and `order` in the `idx` slot (it reads
 // no index itself: the `check` pass, bound to the real indices, does).
 
+// Fast path (P[6] = I != 0): when the shapes agree on every axis but dim,
+// an element is (outer o, coordinate c along dim, inner i) of the output,
+// e = (o·J + c)·I + i with J = P[7] the output's dim length and I the
+// product of the axes after dim: one or two divisions instead of a div/mod
+// per axis.
+
 @group(0) @binding(0) var<storage, read> P: array<u32>;
-// P: [n_out, rank, dim, n_idx, bound, len, 0, 0, A[8] (data/base shape), B[8] (indices/src shape), O[8] (out shape)]
+// P: [n_out, rank, dim, n_idx, bound, len, I (fast path) or 0, J, A[8] (data/base shape), B[8] (indices/src shape), O[8] (out shape)]
 @group(0) @binding(1) var<storage, read> data: array<u32>;
 @group(0) @binding(2) var<storage, read> idx: array<u32>;
 @group(0) @binding(3) var<storage, read> src: array<u32>;
@@ -82,8 +88,34 @@ fn coord_dim(e: u32, o0: u32) -> u32 {
     return r % P[o0 + dim];
 }
 
+// (o, c, i) of output element e on the fast path (module comment).
+fn split3(e: u32) -> vec3<u32> {
+    let I = P[6];
+    var r = e;
+    var i = 0u;
+    if (I != 1u) {
+        r = e / I;
+        i = e - r * I;
+    }
+    let o = r / P[7];
+    return vec3<u32>(o, r - o * P[7], i);
+}
+
 // Data element index feeding output element e (NONE after a bad index).
 fn mover_source(e: u32, gather: bool) -> u32 {
+    if (P[6] != 0u) {
+        let s = split3(e);
+        var pos = s.y;                        // index_select: rank-1 indices
+        if (gather) {
+            pos = e;                          // indices has the output's shape
+        }
+        let v = idx[pos];
+        if (v >= P[4]) {
+            bad(pos);
+            return NONE;
+        }
+        return (s.x * P[4] + v) * P[6] + s.z;
+    }
     var pos = 0u;
     if (gather) {
         pos = e;                              // indices has the output's shape
@@ -185,8 +217,17 @@ fn add(acc: f32, v: f32) -> f32 {
 // index_add: out[e] = base[e] + Σ_{i: idx[i] == c} src[e with dim <- i], i
 // ascending: bucket c of the table lists exactly those i, in ascending order.
 fn index_add_one(e: u32) -> u32 {
-    let c = coord_dim(e, 8u);
     var acc = load_f(false, e);
+    if (P[6] != 0u) {                         // fast path: src element (o, j, i)
+        let s = split3(e);
+        let row = s.x * P[5];
+        let end = off[s.y + 1u];
+        for (var q = off[s.y]; q < end; q = q + 1u) {
+            acc = add(acc, load_f(true, (row + idx[q]) * P[6] + s.z));
+        }
+        return to_bits(acc);
+    }
+    let c = coord_dim(e, 8u);
     let end = off[c + 1u];
     for (var q = off[c]; q < end; q = q + 1u) {
         acc = add(acc, load_f(true, remap(e, 8u, 16u, idx[q])));
