@@ -414,7 +414,7 @@ func outBytes(n int) uint64 {
 
 // inBytes is the size of an input buffer of n bytes (input's layout).
 func inBytes(n int) uint64 {
-	return max(4, (uint64(n)+3)&^3)
+	return max(16, (uint64(n)+3)&^3) // >= 16: a vec4 view (x4) needs one whole unit
 }
 
 // ---- buffers and the pool ----

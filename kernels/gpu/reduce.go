@@ -159,15 +159,40 @@ func (r *reduction) spec(entry string) kernelSpec {
 		name:  fmt.Sprintf("reduce_%s_op%d_%s_rb%d", fin, r.opKind, dtName(r.x.DType), bulkRounds),
 		file:  "reduce.wgsl",
 		entry: entry,
-		defs:  []wgsl.Def{{Name: "DT", Value: dtTag(r.x.DType)}, {Name: "OP", Value: r.opKind}, {Name: "FIN", Value: r.fin}, {Name: "RB", Value: uint32(bulkRounds)}},
-		rw:    []bool{false, false, false, true, true},
+		defs: []wgsl.Def{{Name: "DT", Value: dtTag(r.x.DType)}, {Name: "OP", Value: r.opKind}, {Name: "FIN", Value: r.fin},
+			{Name: "RB", Value: uint32(bulkRounds)}, {Name: "LU", Value: uint32(r.unit())}},
+		rw: []bool{false, false, false, true, true, false},
 	}
 }
 
+// unit is the elements per 16-byte unit of x (the `rows` kernel's loads).
+func (r *reduction) unit() int { return 16 / r.x.DType.Size() }
+
+// rows reports whether the one-pass `rows` kernel serves the call: the
+// reduced elements of a segment are consecutive (one collapsed axis of
+// stride 1), K is a whole number of units and at most 16·W units, and there
+// are enough segments to fill the device.
+func (r *reduction) rows() bool {
+	if len(r.coll) != 1 || r.coll[0].stride != 1 {
+		return false
+	}
+	K := r.coll[0].size
+	return K > seqMax && K%r.unit() == 0 && K <= 16*wgSize*r.unit() && tensor.NumElems(r.outShape) >= rowsMinSegs
+}
+
+// rowsMinSegs: below this many segments the tree levels spread the work
+// over more workgroups than `rows` would.
+const rowsMinSegs = 32
+
 // bulk reports whether the first level is `bulk`: a sum whose reduced
-// elements are contiguous (one collapsed axis of stride 1) and K >= bulkMin.
+// elements are contiguous (one collapsed axis of stride 1), start on a
+// 16-byte unit (one segment, or K a whole number of units) and
+// K >= bulkMin.
 func (r *reduction) bulk() bool {
-	return r.opKind == opSum && len(r.coll) == 1 && r.coll[0].stride == 1 && r.coll[0].size >= bulkMin
+	if r.opKind != opSum || len(r.coll) != 1 || r.coll[0].stride != 1 || r.coll[0].size < bulkMin {
+		return false
+	}
+	return tensor.NumElems(r.outShape) == 1 || r.coll[0].size%r.unit() == 0
 }
 
 // levels records the tree passes: each level reduces chunks of `chunk`
@@ -191,7 +216,7 @@ func (r *reduction) levels(j *job, x *buffer, dst *buffer, p, pb *pipe) (params,
 		c := max(1, (kcur+ch-1)/ch)
 		params = j.words("params", r.params(kcur, c, level0))
 		out := j.scratch("partials", 4*words*nseg*c)
-		j.dispatch(lp, uint64(nseg)*uint64(c), params, x, in, out, dst)
+		j.dispatch(lp, uint64(nseg)*uint64(c), params, x, in, out, dst, x)
 		parts, in, kcur, level0 = out, out, c, false
 		if c == 1 {
 			return params, parts
@@ -219,17 +244,25 @@ func (d *Device) reduce(r *reduction) (*tensor.Tensor, error) {
 	K := prod(r.coll)
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	j := (*job)(nil)
-	if K <= seqMax {
-		p, err := d.pipeline(r.spec("seq"))
+	// One pass: `seq` (one thread per output word folds short segments),
+	// `rows` (one workgroup per output word, contiguous segments).
+	entry, groups := "", uint64(0)
+	switch {
+	case K <= seqMax:
+		entry, groups = "seq", groupsFor(outWords)
+	case r.rows():
+		entry, groups = "rows", outWords
+	}
+	if entry != "" {
+		p, err := d.pipeline(r.spec(entry))
 		if err != nil {
 			return nil, err
 		}
-		j = d.begin(r.op)
+		j := d.begin(r.op)
 		params := j.words("params", r.params(K, 1, true))
 		x := j.input("x", r.x.Data)
 		dst := j.outputInto("out", out.Data)
-		j.dispatch(p, groupsFor(outWords), params, x, x, j.scratch("unused", 4), dst.buf)
+		j.dispatch(p, groups, params, x, x, j.scratch("unused", 4), dst.buf, x)
 		if err := j.run(); err != nil {
 			return nil, err
 		}
@@ -249,11 +282,11 @@ func (d *Device) reduce(r *reduction) (*tensor.Tensor, error) {
 			return nil, err
 		}
 	}
-	j = d.begin(r.op)
+	j := d.begin(r.op)
 	x := j.input("x", r.x.Data)
 	dst := j.outputInto("out", out.Data)
 	params, parts := r.levels(j, x, dst.buf, pl, pb)
-	j.dispatch(pf, groupsFor(outWords), params, x, parts, j.scratch("unused", 4), dst.buf)
+	j.dispatch(pf, groupsFor(outWords), params, x, parts, j.scratch("unused", 4), dst.buf, x)
 	if err := j.run(); err != nil {
 		return nil, err
 	}
