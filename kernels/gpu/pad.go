@@ -181,6 +181,13 @@ func (d *Device) Pad(x *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad, fi
 		defs: []wgsl.Def{{Name: "EB", Value: uint32(eb)}, {Name: "MODE", Value: uint32(mode)}, {Name: "DIR", Value: 0}, {Name: "TAB", Value: tabVal}},
 		rw:   []bool{false, false, false, true},
 	}
+	per := uint64(1) // output elements (words, for 1- and 2-byte elements) per thread
+	if tab && eb == 4 {
+		// Four elements per thread, one 16-byte store (pad4.wgsl); the
+		// tables encode the mode, so one pipeline serves all three.
+		spec = kernelSpec{name: "pad_tab_b4x4", file: "pad4.wgsl", entry: "main", rw: spec.rw}
+		per = 4
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	p, err := d.pipeline(spec)
@@ -200,7 +207,7 @@ func (d *Device) Pad(x *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad, fi
 	src := j.input("input", x.Data)
 	out := tensor.New(x.DType, outShape)
 	dst := j.outputInto("out", out.Data)
-	j.dispatch(p, groupsFor(elemWords(nOut, eb)), params, sb, src, dst.buf)
+	j.dispatch(p, groupsFor((elemWords(nOut, eb)+per-1)/per), params, sb, src, dst.buf)
 	if err := j.run(); err != nil {
 		return nil, err
 	}
