@@ -222,6 +222,7 @@ type kernelSpec struct {
 	entry string
 	defs  []wgsl.Def
 	rw    []bool
+	src   string // a whole module instead of file+defs (tests)
 }
 
 // pipeline returns the cached pipeline for spec, building it on first use.
@@ -231,9 +232,12 @@ func (d *Device) pipeline(s kernelSpec) (*pipe, error) {
 	if p, ok := d.pipes[key]; ok {
 		return p, nil
 	}
-	src, err := wgsl.Module(s.file, s.defs...)
-	if err != nil {
-		return nil, err
+	src := s.src
+	if src == "" {
+		var err error
+		if src, err = wgsl.Module(s.file, s.defs...); err != nil {
+			return nil, err
+		}
 	}
 	d.plat.pushScopes(d)
 	mod, err := d.dev.CreateShaderModule(&wgpu.ShaderModuleDescriptor{

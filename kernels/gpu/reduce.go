@@ -445,9 +445,15 @@ func (d *Device) ReduceMaxToBackward(x, upstream *tensor.Tensor, target []int) (
 	if err != nil {
 		return nil, err
 	}
+	// The division upstream/count: exact with shader-f64 (quot64.wgsl),
+	// the adapter's f32 division otherwise.
+	quot := []wgsl.Def{{Frag: "acc32.wgsl"}, {Frag: "quot32.wgsl"}}
+	if d.info.ShaderF64 {
+		quot = []wgsl.Def{{Frag: "acc64.wgsl"}, {Frag: "quot64.wgsl"}}
+	}
 	bspec := kernelSpec{
-		name: "reduce_max_to_backward_" + dtName(x.DType), file: "reduce_backward.wgsl",
-		defs: []wgsl.Def{{Name: "DT", Value: dtTag(x.DType)}},
+		name: "reduce_max_to_backward_" + dtName(x.DType) + "_" + quot[1].Frag, file: "reduce_backward.wgsl",
+		defs: append([]wgsl.Def{{Name: "DT", Value: dtTag(x.DType)}}, quot...),
 		rw:   []bool{false, false, false, false, true, true},
 	}
 	bspec.entry = "count"

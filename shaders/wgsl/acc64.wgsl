@@ -50,6 +50,9 @@ fn acc_to_f32_bits(x: f64) -> u32 {
     if (!(x == x)) {                                 // NaN (written so: some compilers
         return 0x7fc00000u;                          // treat x != x as false)
     }
+    if (x == 0.0lf) {
+        return bitcast<u32>(f32(x));                 // ±0: the conversion keeps the sign
+    }
     var s = 0u;
     var a = x;
     if (x < 0.0lf) {

@@ -87,6 +87,23 @@ fn fold(e: u32) -> ACC {
     return acc;
 }
 
+// The grad_out element that is slot e's only contribution (one pass), or
+// NONE: most slots of a pad have one, and their value needs no arithmetic
+// (0 + g, narrowed, is g itself, but for -0 -> +0).
+fn sole(e: u32) -> u32 {
+    if (P[10] != 1u || P[11] != 1u) {
+        return NONE;
+    }
+    let row = e / P[1];
+    let col = e - row * P[1];
+    let r0 = T[P[4] + row];
+    let c0 = T[P[6] + col];
+    if (T[P[4] + row + 1u] - r0 != 1u || T[P[6] + col + 1u] - c0 != 1u) {
+        return NONE;
+    }
+    return T[P[5] + r0] * P[2] + T[P[7] + c0];
+}
+
 // Slot e's value: stored as the result on the last pass, else carried.
 fn settle(e: u32) -> ACC {
     let a = fold(e);

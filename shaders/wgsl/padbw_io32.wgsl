@@ -5,12 +5,31 @@
 alias GW = u32;
 alias OW = u32;
 
+// grad_out element i's bits (a half in the low 16 bits).
+fn graw(i: u32) -> u32 {
+    if (DT == 0u) {
+        return gout[i];
+    }
+    return (gout[i >> 1u] >> ((i & 1u) * 16u)) & 0xffffu;
+}
+
 // grad_out element i, widened exactly to the accumulator.
 fn gload(i: u32) -> ACC {
-    if (DT == 0u) {
-        return acc_from_f32_bits(gout[i]);
+    return acc_from_f32_bits(wide(graw(i)));
+}
+
+// Slot e's element bits: its sole contribution's own bits (a zero as +0),
+// or its sum narrowed.
+fn slot_bits(e: u32) -> u32 {
+    let s = sole(e);
+    if (s == NONE) {
+        return out_bits(settle(e));
     }
-    return acc_from_f32_bits(wide((gout[i >> 1u] >> ((i & 1u) * 16u)) & 0xffffu));
+    let b = graw(s);
+    if ((b & select(0x7fffu, 0x7fffffffu, DT == 0u)) == 0u) {
+        return 0u;
+    }
+    return b;
 }
 
 // A slot's sum as element bits: f32 (RNE), then RNE to the half, as the CPU
@@ -35,14 +54,14 @@ fn emit(t: u32) {
     let n = P[0];
     if (DT == 0u) {
         if (t >= n) { return; }
-        dst[GUARD + t] = out_bits(settle(t));
+        dst[GUARD + t] = slot_bits(t);
         return;
     }
     let e = 2u * t;
     if (e >= n) { return; }
     if (e + 1u < n) {
-        dst[GUARD + t] = out_bits(settle(e)) | (out_bits(settle(e + 1u)) << 16u);
+        dst[GUARD + t] = slot_bits(e) | (slot_bits(e + 1u) << 16u);
     } else {                                         // the last word: keep the lane past the end
-        dst[GUARD + t] = put_lane(dst[GUARD + t], 0u, 16u, out_bits(settle(e)));
+        dst[GUARD + t] = put_lane(dst[GUARD + t], 0u, 16u, slot_bits(e));
     }
 }
