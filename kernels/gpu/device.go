@@ -22,6 +22,7 @@ import (
 	"github.com/cogentcore/webgpu/wgpu"
 	"github.com/fkc-playground/fkc/kernels"
 	"github.com/fkc-playground/fkc/shaders/wgsl"
+	"github.com/fkc-playground/fkc/tensor"
 )
 
 // Workgroup size and guard words: must match common.wgsl (W, GUARD).
@@ -129,6 +130,63 @@ type Device struct {
 	// repeat (SetKernelRepeat): how many times a call's passes run back to
 	// back between the kernel-time stamps.
 	repeat int
+
+	// steady (SetSteadyClocks): before a call, when the last warm-up is
+	// more than a second old, keep the GPU busy this long first.
+	steady   time.Duration
+	lastWarm time.Time
+}
+
+// SetSteadyClocks makes every later call that comes more than a second
+// after the last warm-up first keep the GPU busy for dur (WarmClocks): a
+// timing mode for benchmarks, so that kernel times are taken at the clocks
+// of a busy GPU whether a case runs first in a fresh process or late in a
+// long one. 0 turns it off. The warm-up is not part of any reported time.
+func (d *Device) SetSteadyClocks(dur time.Duration) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.steady = dur
+}
+
+// WarmClocks keeps the GPU fully busy for about dur (a chain of
+// multiply-adds on every SM, launch after launch), so that a measurement
+// taken right after runs at the clocks a busy GPU gets. The H200's driver
+// lowers the SM clock from 1980 to 345 MHz a few seconds after a device
+// opens unless it sees load; a long process whose calls are short and far
+// apart sees the lower clock. It changes no state the kernels use.
+func (d *Device) WarmClocks(dur time.Duration) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.warm(dur)
+}
+
+// warm is WarmClocks with d.mu held.
+func (d *Device) warm(dur time.Duration) error {
+	p, err := d.pipeline(kernelSpec{name: "clock_spin", file: "clock.wgsl", entry: "main", rw: []bool{true}})
+	if err != nil {
+		return err
+	}
+	// 8 launches of 2M threads × 1024 multiply-adds: about 0.5 ms of a
+	// whole H200 at 1980 MHz per round trip; a software adapter gets a
+	// token load.
+	groups := uint64(8192)
+	if strings.EqualFold(d.info.AdapterType, "cpu") {
+		groups = 4
+	}
+	start := time.Now()
+	for time.Since(start) < dur {
+		j := d.begin("warm_clocks")
+		j.once = true
+		sink := j.output("sink", 4, []byte{0, 0, 0, 0}, false)
+		for range 8 {
+			j.dispatch(p, groups, sink.buf)
+		}
+		if err := j.run(); err != nil {
+			return err
+		}
+	}
+	d.lastWarm = time.Now()
+	return nil
 }
 
 // SetKernelRepeat makes every later call run its compute passes n times
@@ -339,10 +397,17 @@ type outBuf struct {
 	size    uint64
 	into    []byte // where the payload lands (len payload), or nil: a new slice
 	data    []byte // payload after run()
+	// result (outputTensor): the tensor whose Data is allocated while the
+	// device runs, then receives the payload; ready closes once allocated.
+	result *tensor.Tensor
+	ready  chan struct{}
 }
 
 // begin starts a kernel call. Call with d.mu held.
 func (d *Device) begin(op string) *job {
+	if d.steady > 0 && time.Since(d.lastWarm) > time.Second && op != "warm_clocks" {
+		d.warm(d.steady) // best effort: a failure shows in the call itself
+	}
 	j := &job{d: d, op: op, t0: time.Now()}
 	if err := d.lostErr(); err != nil {
 		j.err = err
@@ -561,11 +626,14 @@ func (j *job) output(what string, payload int, init []byte, guarded bool) *outBu
 	return j.outputInit(what, payload, init, guarded, false)
 }
 
-// outputInto is a guarded output whose payload comes back straight into
-// `into` (a result tensor's bytes), with no intermediate copy.
-func (j *job) outputInto(what string, into []byte) *outBuf {
-	o := j.output(what, len(into), nil, true)
-	o.into = into
+// outputTensor is a guarded output whose payload lands in t (dtype and
+// shape set, no Data yet): t.Data is allocated — and zeroed by Go, a
+// memory-bound pass as long as the result — on another goroutine while the
+// device runs the call, then receives the payload straight from the
+// mapping.
+func (j *job) outputTensor(what string, t *tensor.Tensor) *outBuf {
+	o := j.output(what, tensor.NumElems(t.Shape)*t.DType.Size(), nil, true)
+	o.result = t
 	return o
 }
 
@@ -748,6 +816,15 @@ func (j *job) run() error {
 	d.lastSetup = t0.Sub(j.t0)
 	d.queue.Submit(cmd)
 	cmd.Release()
+	for _, o := range j.outs {
+		if o.result != nil {
+			o.ready = make(chan struct{})
+			go func(o *outBuf) {
+				o.result.Data = tensor.New(o.result.DType, o.result.Shape).Data
+				close(o.ready)
+			}(o)
+		}
+	}
 	if err := d.plat.popScopes(d); err != nil {
 		return fmt.Errorf("gpu: %s: %v", j.op, err)
 	}
@@ -774,6 +851,10 @@ func (j *job) take(o *outBuf, m []byte) error {
 		if m[k] != poison {
 			return fmt.Errorf("internal: guard word before the output was overwritten (byte %d = %#x)", k, m[k])
 		}
+	}
+	if o.ready != nil {
+		<-o.ready
+		o.into = o.result.Data
 	}
 	body := m[4*guardWords:]
 	for k, v := range body[o.payload:o.size-4*guardWords] {

@@ -240,7 +240,8 @@ func OpenNative() (*Device, error) {
 	req.MaxComputeInvocationsPerWorkgroup = lim.MaxComputeInvocationsPerWorkgroup
 	req.MaxComputeWorkgroupSizeX = lim.MaxComputeWorkgroupSizeX
 	req.MaxComputeWorkgroupsPerDimension = lim.MaxComputeWorkgroupsPerDimension
-	d := &Device{MapTimeout: 2 * time.Minute, repeat: envInt("FKC_KERNEL_REPEAT", 1)}
+	d := &Device{MapTimeout: 2 * time.Minute, repeat: envInt("FKC_KERNEL_REPEAT", 1),
+		steady: time.Duration(envInt("FKC_STEADY_CLOCKS_MS", 0)) * time.Millisecond}
 	dev, err := ad.RequestDevice(&wgpu.DeviceDescriptor{
 		Label:            "fkc",
 		RequiredFeatures: want,

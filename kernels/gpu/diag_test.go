@@ -25,7 +25,8 @@ import (
 //	go test -run TestDiag -fkc.diag seq,idle ./kernels/gpu
 //
 // seq: every case in order (warm-up + reps), twice over; idle: one case
-// back to back, then after 2 s idle, then after a busy stretch; reopen:
+// back to back, then after 2 s idle, then after a busy stretch; warm: one
+// case after the clock has dropped, then after WarmClocks; reopen:
 // every case again on a newly opened device (closing the old one); -fkc.diag.scale
 // shrinks the shapes (for a software adapter).
 var (
@@ -125,6 +126,22 @@ func TestDiag(t *testing.T) {
 				c.run(d)
 			}
 			runCase("busy", c, *diagReps)
+		case plan == "warm":
+			// Does load bring the clock back? Idle until it has dropped,
+			// then time sum_dim cold, after 0.5 s and after 2 s of
+			// WarmClocks.
+			c := cases[6] // sum_dim
+			time.Sleep(6 * time.Second)
+			runCase("cold", c, *diagReps)
+			for _, w := range []time.Duration{500 * time.Millisecond, 2 * time.Second} {
+				time.Sleep(6 * time.Second)
+				t0 := time.Now()
+				if err := d.WarmClocks(w); err != nil {
+					t.Fatal(err)
+				}
+				fmt.Printf("warm     t=%6.1fs WarmClocks(%v) took %v\n", time.Since(start).Seconds(), w, time.Since(t0))
+				runCase(fmt.Sprintf("warm%v", w), c, *diagReps)
+			}
 		case plan == "reopen":
 			// A new device on the same instance: tells device state
 			// (allocations, caches) from GPU/driver state (clocks).

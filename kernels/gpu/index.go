@@ -63,7 +63,7 @@ func (d *Device) runIndex(c *indexCall) (*tensor.Tensor, error) {
 	if err := d.fits(c.op, bufs...); err != nil {
 		return nil, err
 	}
-	out := tensor.New(c.data.DType, c.outShape)
+	out := &tensor.Tensor{DType: c.data.DType, Shape: append([]int{}, c.outShape...)}
 	var defs []wgsl.Def
 	name := fmt.Sprintf("%s_b%d", c.entry, eb)
 	if c.add {
@@ -114,7 +114,7 @@ func (d *Device) runIndex(c *indexCall) (*tensor.Tensor, error) {
 	if c.src != nil {
 		src = j.input("src", c.src.Data)
 	}
-	dst := j.outputInto("out", out.Data)
+	dst := j.outputTensor("out", out)
 	flag := j.output("index_error", 4, []byte{0xff, 0xff, 0xff, 0xff}, false)
 	// The adds read their bucket table: off at binding 6, order in the
 	// indices' slot (the check pass reads the indices themselves).
@@ -156,12 +156,12 @@ func (d *Device) selectRows(c *indexCall, out *tensor.Tensor, R int) (*tensor.Te
 	if err != nil {
 		return nil, err
 	}
-	units := len(out.Data) / 16
+	units := tensor.NumElems(out.Shape) * out.DType.Size() / 16
 	j := d.begin(c.op)
 	params := j.words("params", []uint32{uint32(units), uint32(R), uint32(c.length), uint32(c.bound)})
 	idx := j.input("indices", c.idx.Data)
 	data := j.input("data", c.data.Data)
-	dst := j.outputInto("out", out.Data)
+	dst := j.outputTensor("out", out)
 	flag := j.output("index_error", 4, []byte{0xff, 0xff, 0xff, 0xff}, false)
 	j.dispatch(p, groupsFor(uint64(units)), params, idx, data, dst.buf, flag.buf)
 	return c.finish(j, flag, out)

@@ -205,8 +205,8 @@ func (d *Device) Pad(x *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad, fi
 		sb = j.words("shape_buf", shapeBuf(x.Shape, outShape, pads))
 	}
 	src := j.input("input", x.Data)
-	out := tensor.New(x.DType, outShape)
-	dst := j.outputInto("out", out.Data)
+	out := &tensor.Tensor{DType: x.DType, Shape: outShape}
+	dst := j.outputTensor("out", out)
 	j.dispatch(p, groupsFor((elemWords(nOut, eb)+per-1)/per), params, sb, src, dst.buf)
 	if err := j.run(); err != nil {
 		return nil, err
@@ -256,7 +256,7 @@ func (d *Device) PadBackward(gradOut *tensor.Tensor, mode kernels.Mode, pads []k
 	if err := d.fits(op, sized{"shape_buf", 4 * 3 * uint64(len(inShape))}, sized{"grad_out", inBytes(len(gradOut.Data))}, sized{"grad_in", outBytes(nIn * dt.Size())}); err != nil {
 		return nil, err
 	}
-	gin := tensor.New(dt, inShape)
+	gin := &tensor.Tensor{DType: dt, Shape: inShape}
 	name := PadBackwardKernel(dt, mode)
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -274,7 +274,7 @@ func (d *Device) PadBackward(gradOut *tensor.Tensor, mode kernels.Mode, pads []k
 		params := j.words("params", []uint32{uint32(nIn), uint32(len(inShape)), 0, 0})
 		sb := j.words("shape_buf", shapeBuf(inShape, gradOut.Shape, pads))
 		src := j.input("grad_out", gradOut.Data)
-		dst := j.outputInto("grad_in", gin.Data)
+		dst := j.outputTensor("grad_in", gin)
 		j.dispatch(p, groupsFor(elemWords(nIn, eb)), params, sb, src, dst.buf)
 		if err := j.run(); err != nil {
 			return nil, err
@@ -294,6 +294,7 @@ func (d *Device) PadBackward(gradOut *tensor.Tensor, mode kernels.Mode, pads []k
 	params := j.words("params", []uint32{uint32(nOut), uint32(len(inShape))})
 	sb := j.words("shape_buf", shapeBuf(inShape, gradOut.Shape, pads))
 	src := j.input("grad_out", gradOut.Data)
+	gin.Data = tensor.New(dt, inShape).Data
 	dst := j.accumulator("grad_in", len(gin.Data), true) // zero-filled: the kernel only accumulates
 	dst.into = gin.Data
 	fails := j.accumulator("cas_failures", 4, false)
@@ -326,7 +327,7 @@ func (d *Device) MaskedFill(x, mask *tensor.Tensor, fill []byte) (*tensor.Tensor
 	if err := d.fits(op, sized{"input", inBytes(len(x.Data))}, sized{"mask", inBytes(len(mask.Data))}, sized{"out", outBytes(len(x.Data))}); err != nil {
 		return nil, err
 	}
-	out := tensor.New(x.DType, x.Shape)
+	out := &tensor.Tensor{DType: x.DType, Shape: append([]int{}, x.Shape...)}
 	name := fmt.Sprintf("masked_fill_b%d", eb)
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -342,7 +343,7 @@ func (d *Device) MaskedFill(x, mask *tensor.Tensor, fill []byte) (*tensor.Tensor
 	params := j.words("params", []uint32{uint32(n), lo, hi})
 	src := j.input("input", x.Data)
 	m := j.input("mask", mask.Data)
-	dst := j.outputInto("out", out.Data)
+	dst := j.outputTensor("out", out)
 	j.dispatch(p, groupsFor(elemWords(n, eb)), params, src, m, dst.buf)
 	if err := j.run(); err != nil {
 		return nil, err

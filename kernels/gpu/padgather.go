@@ -239,8 +239,8 @@ func (d *Device) PadBackwardGather(gradOut *tensor.Tensor, mode kernels.Mode, pa
 	j := d.begin(PadBackwardGatherKernel)
 	tab := j.words("pad_tables", tw)
 	src := j.input("grad_out", gradOut.Data)
-	gin := tensor.New(dt, inShape)
-	dst := j.outputInto("grad_in", gin.Data)
+	gin := &tensor.Tensor{DType: dt, Shape: inShape}
+	dst := j.outputTensor("grad_in", gin)
 	state := j.scratch("state", int(accBytes)*nIn)
 	if passes == 1 {
 		state = j.scratch("state", int(accBytes))

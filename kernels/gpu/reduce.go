@@ -239,7 +239,7 @@ func (d *Device) reduce(r *reduction) (*tensor.Tensor, error) {
 	if err := d.fits(r.op, r.sizes(nseg*odt.Size())...); err != nil {
 		return nil, err
 	}
-	out := tensor.New(odt, r.outShape)
+	out := &tensor.Tensor{DType: odt, Shape: append([]int{}, r.outShape...)}
 	outWords := elemWords(nseg, odt.Size())
 	K := prod(r.coll)
 	d.mu.Lock()
@@ -261,7 +261,7 @@ func (d *Device) reduce(r *reduction) (*tensor.Tensor, error) {
 		j := d.begin(r.op)
 		params := j.words("params", r.params(K, 1, true))
 		x := j.input("x", r.x.Data)
-		dst := j.outputInto("out", out.Data)
+		dst := j.outputTensor("out", out)
 		j.dispatch(p, groups, params, x, x, j.scratch("unused", 4), dst.buf, x)
 		if err := j.run(); err != nil {
 			return nil, err
@@ -284,7 +284,7 @@ func (d *Device) reduce(r *reduction) (*tensor.Tensor, error) {
 	}
 	j := d.begin(r.op)
 	x := j.input("x", r.x.Data)
-	dst := j.outputInto("out", out.Data)
+	dst := j.outputTensor("out", out)
 	params, parts := r.levels(j, x, dst.buf, pl, pb)
 	j.dispatch(pf, groupsFor(outWords), params, x, parts, j.scratch("unused", 4), dst.buf, x)
 	if err := j.run(); err != nil {
@@ -428,7 +428,7 @@ func (d *Device) ReduceMaxToBackward(x, upstream *tensor.Tensor, target []int) (
 	if err := d.fits(op, append(r.sizes(len(x.Data)), sized{"upstream", inBytes(len(upstream.Data))}, sized{"tie_count", 4 * uint64(ncell)})...); err != nil {
 		return nil, err
 	}
-	grad := tensor.New(x.DType, x.Shape)
+	grad := &tensor.Tensor{DType: x.DType, Shape: append([]int{}, x.Shape...)}
 	// cell strides: row-major over the aligned target, 0 on collapsed axes
 	p2 := make([]uint32, 18)
 	p2[0], p2[1] = uint32(n), uint32(x.Rank())
@@ -469,7 +469,7 @@ func (d *Device) ReduceMaxToBackward(x, upstream *tensor.Tensor, target []int) (
 	j := d.begin(op)
 	xb := j.input("x", x.Data)
 	ub := j.input("upstream", upstream.Data)
-	dst := j.outputInto("grad_x", grad.Data)
+	dst := j.outputTensor("grad_x", grad)
 	_, parts := r.levels(j, xb, j.scratch("unused", 4), pl, nil)
 	pb := j.words("params", p2)
 	cnt := j.zeros("tie_count", 4*ncell)

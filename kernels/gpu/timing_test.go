@@ -5,6 +5,7 @@ package gpu
 import (
 	"math/rand"
 	"testing"
+	"time"
 
 	"github.com/fkc-playground/fkc/kernels"
 	"github.com/fkc-playground/fkc/kernels/cpu"
@@ -60,4 +61,30 @@ func TestKernelRepeatKeepsResults(t *testing.T) {
 		want, _ := cpu.PadBackward(g, kernels.Replicate, pp(19999, 19999))
 		sameBits(t, "pad backward, repeated", got, want) // small integers: exact in any order
 	}
+}
+
+// WarmClocks keeps the device busy for the asked time and leaves results
+// alone; SetSteadyClocks warms before calls a second after the last warm.
+func TestWarmClocks(t *testing.T) {
+	d := device(t)
+	t0 := time.Now()
+	if err := d.WarmClocks(30 * time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if el := time.Since(t0); el < 30*time.Millisecond {
+		t.Errorf("WarmClocks(30ms) returned after %v", el)
+	}
+	d.SetSteadyClocks(20 * time.Millisecond)
+	defer d.SetSteadyClocks(0)
+	d.lastWarm = time.Time{}
+	x := randFloat(rand.New(rand.NewSource(61)), tensor.F32, []int{5, 300}, 1)
+	got, err := d.Pad(x, kernels.Reflect, pp(0, 0, 2, 2), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if time.Since(d.lastWarm) > time.Second {
+		t.Errorf("no warm-up before the call in steady mode")
+	}
+	want, _ := cpu.Pad(x, kernels.Reflect, pp(0, 0, 2, 2), nil)
+	sameBits(t, "pad after a warm-up", got, want)
 }
