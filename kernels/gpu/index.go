@@ -86,6 +86,25 @@ func (d *Device) runIndex(c *indexCall) (*tensor.Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Rows staged in workgroup memory (index.wgsl gather_rows,
+	// index_add_rows): dim last, a row of at most 16 KiB that starts on a
+	// word, enough rows to fill the device.
+	entry, rows := c.entry, 0
+	if I, J, ok := c.fast(); ok && I == 1 && J > 0 && (c.entry == "gather" || c.entry == "index_add") {
+		el := c.data.DType.Size()
+		row := c.bound // gather: the data row
+		if c.add {
+			row = c.length // index_add: the src row
+		}
+		if (el == 4 || (el == 2 && row%2 == 0 && J%2 == 0)) && row*el <= 16<<10 && n/J >= 64 {
+			entry, rows = c.entry+"_rows", n/J
+		}
+	}
+	if entry != c.entry {
+		if pk, err = d.pipeline(kernelSpec{name: name, file: "index.wgsl", entry: entry, defs: defs, rw: rw}); err != nil {
+			return nil, err
+		}
+	}
 	var off, order []uint32
 	switch c.entry {
 	case "index_add":
@@ -132,7 +151,11 @@ func (d *Device) runIndex(c *indexCall) (*tensor.Tensor, error) {
 	if c.add {
 		words = elemWords(n, c.data.DType.Size())
 	}
-	j.dispatch(pk, groupsFor(words), params, data, kidx, src, dst.buf, flag.buf, ob)
+	groups := groupsFor(words)
+	if rows > 0 {
+		groups = uint64(rows) // one workgroup per output row
+	}
+	j.dispatch(pk, groups, params, data, kidx, src, dst.buf, flag.buf, ob)
 	return c.finish(j, flag, out)
 }
 

@@ -291,3 +291,88 @@ fn scatter_add(@builtin(workgroup_id) wid: vec3<u32>,
                @builtin(local_invocation_index) lid: u32) {
     add_elems(thread_id(wid, nwg, lid), true);
 }
+
+// ---- rows staged in workgroup memory (dim last, I = 1) ----
+//
+// gather / index_add along the last axis read their row of data (src)
+// at random positions: one workgroup per output row first copies that row
+// into workgroup memory with coalesced loads, then gathers from it. Taken
+// when a row is at most SROW words and starts on a word (the host checks).
+// Indices are checked as everywhere: a bad one is never used, its position
+// goes to err[0].
+
+const SROW: u32 = 4096u;                    // words: 16 KiB, WebGPU's default limit
+var<workgroup> srow: array<u32, SROW>;
+
+// Element k of the staged row (a half in the low 16 bits when half).
+fn staged(k: u32, half: bool) -> u32 {
+    if (!half) { return srow[k]; }
+    return (srow[k >> 1u] >> ((k & 1u) * 16u)) & 0xffffu;
+}
+
+// Copies `words` words of buf (data if from_src is false, else src),
+// starting at word w0, into srow; ends with a barrier.
+fn stage(from_src: bool, w0: u32, words: u32, lid: u32) {
+    for (var w = lid; w < words; w = w + W) {
+        if (from_src) { srow[w] = src[w0 + w]; } else { srow[w] = data[w0 + w]; }
+    }
+    workgroupBarrier();
+}
+
+@compute @workgroup_size(256)
+fn gather_rows(@builtin(workgroup_id) wid: vec3<u32>,
+               @builtin(num_workgroups) nwg: vec3<u32>,
+               @builtin(local_invocation_index) lid: u32) {
+    let o = group_id(wid, nwg);               // output row
+    let J = P[7];
+    let D = P[4];
+    if (o * J >= P[0]) { return; }            // uniform
+    let per = 4u / EB;                        // elements per word (EB 2 or 4)
+    stage(false, o * (D / per), D / per, lid);
+    for (var w = lid; w < J / per; w = w + W) {
+        var word = 0u;
+        for (var l = 0u; l < per; l = l + 1u) {
+            let e = o * J + w * per + l;
+            let v = idx[e];
+            if (v >= D) {
+                bad(e);
+            } else {
+                word = word | (staged(v, EB == 2u) << (l * 16u));
+            }
+        }
+        dst[GUARD + o * (J / per) + w] = word;
+    }
+}
+
+// The staged src element k as an f32 (halves widened).
+fn staged_f(k: u32) -> f32 {
+    let b = staged(k, DT != 0u);
+    if (DT == 1u) { return bitcast<f32>(f16_bits_to_f32_bits(b)); }
+    if (DT == 2u) { return bitcast<f32>(bf16_bits_to_f32_bits(b)); }
+    return bitcast<f32>(b);
+}
+
+@compute @workgroup_size(256)
+fn index_add_rows(@builtin(workgroup_id) wid: vec3<u32>,
+                  @builtin(num_workgroups) nwg: vec3<u32>,
+                  @builtin(local_invocation_index) lid: u32) {
+    let o = group_id(wid, nwg);               // output row
+    let C = P[7];
+    let m = P[5];
+    if (o * C >= P[0]) { return; }            // uniform
+    let per = select(2u, 1u, DT == 0u);       // elements per word
+    stage(true, o * (m / per), m / per, lid);
+    for (var w = lid; w < C / per; w = w + W) {
+        var word = 0u;
+        for (var l = 0u; l < per; l = l + 1u) {
+            let c = w * per + l;
+            var acc = load_f(false, o * C + c);
+            let end = off[c + 1u];
+            for (var q = off[c]; q < end; q = q + 1u) {
+                acc = add(acc, staged_f(idx[q]));
+            }
+            word = word | (to_bits(acc) << (l * 16u));
+        }
+        dst[GUARD + o * (C / per) + w] = word;
+    }
+}
