@@ -72,6 +72,14 @@ func (d *Device) runIndex(c *indexCall) (*tensor.Tensor, error) {
 	} else {
 		defs = []wgsl.Def{{Name: "EB", Value: uint32(eb)}, {Name: "DT", Value: 0}}
 	}
+	// scatter_add_rows' tile: the most columns whose sums and bids (8
+	// bytes each) fit the adapter's workgroup memory, up to 4096.
+	sct := uint32(4096)
+	for sct > 256 && 8*sct+16 > d.info.MaxComputeWorkgroupStorageSize {
+		sct /= 2
+	}
+	defs = append(defs, wgsl.Def{Name: "SCT", Value: sct})
+	name += fmt.Sprintf("_sct%d", sct)
 	rw := []bool{false, false, false, false, true, true, false}
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -90,6 +98,9 @@ func (d *Device) runIndex(c *indexCall) (*tensor.Tensor, error) {
 	// index_add_rows): dim last, a row of at most 16 KiB that starts on a
 	// word, enough rows to fill the device.
 	entry, rows := c.entry, 0
+	if c.entry == "scatter_add" && c.scatterRows() && n/c.bound >= 64 {
+		entry, rows = "scatter_add_rows", n/c.bound
+	}
 	if I, J, ok := c.fast(); ok && I == 1 && J > 0 && (c.entry == "gather" || c.entry == "index_add") {
 		el := c.data.DType.Size()
 		row := c.bound // gather: the data row
@@ -106,8 +117,8 @@ func (d *Device) runIndex(c *indexCall) (*tensor.Tensor, error) {
 		}
 	}
 	var off, order []uint32
-	switch c.entry {
-	case "index_add":
+	switch entry {
+	case "index_add", "index_add_rows":
 		off, order = bucketsByIndex(c.idx.U32(), c.bound)
 	case "scatter_add":
 		off, order = bucketsByTarget(c.idx.U32(), c.src.Shape, c.a, c.dim, c.bound)
@@ -138,13 +149,13 @@ func (d *Device) runIndex(c *indexCall) (*tensor.Tensor, error) {
 	// The adds read their bucket table: off at binding 6, order in the
 	// indices' slot (the check pass reads the indices themselves).
 	ob, kidx := idx, idx
-	if c.add {
+	if c.add && entry != "scatter_add_rows" {
 		ob, kidx = j.words("bucket_off", off), j.words("bucket_order", order)
 	}
 	// The movers read every index whenever the output is not empty, and
 	// report the first bad one themselves; the adds read bucket tables
 	// instead, and an empty output reads nothing: those run the check.
-	if c.add || n == 0 {
+	if (c.add && entry != "scatter_add_rows") || n == 0 {
 		j.dispatch(pchk, groupsFor(uint64(nIdx)), params, data, idx, src, dst.buf, flag.buf, ob)
 	}
 	words := elemWords(n, eb)
@@ -188,6 +199,21 @@ func (d *Device) selectRows(c *indexCall, out *tensor.Tensor, R int) (*tensor.Te
 	flag := j.output("index_error", 4, []byte{0xff, 0xff, 0xff, 0xff}, false)
 	j.dispatch(p, groupsFor(uint64(units)), params, idx, data, dst.buf, flag.buf)
 	return c.finish(j, flag, out)
+}
+
+// scatterRows reports whether scatter_add takes scatter_add_rows: dim is
+// the last axis, src (and indices) span base on the other axes, and an
+// output row starts on a word.
+func (c *indexCall) scatterRows() bool {
+	if c.dim != len(c.a)-1 || (c.data.DType.Size() == 2 && c.bound%2 != 0) {
+		return false
+	}
+	for a := range c.dim {
+		if c.b[a] != c.a[a] {
+			return false
+		}
+	}
+	return true
 }
 
 // fast reports whether the call takes index.wgsl's fast path — the data

@@ -259,6 +259,25 @@ func TestIndexRowsStaged(t *testing.T) {
 		}
 		sameBits(t, fmt.Sprintf("index_add rows %v", dt), got, want)
 	}
+	// scatter_add_rows: many adds per column (90 into 64, and 300 into
+	// one), rows wider than the workgroup-memory tile (5000 columns), ragged
+	// chunks (j up to 300).
+	for _, dt := range gpuFloats {
+		for _, c := range []struct {
+			base, src []int
+			bound     int
+		}{{[]int{70, 64}, []int{70, 90}, 64}, {[]int{64, 5000}, []int{64, 300}, 5000}, {[]int{66, 8}, []int{66, 300}, 1}} {
+			base := randFloat(r, dt, c.base, 4)
+			src := randFloat(r, dt, c.src, 4)
+			idx := randIdx(r, c.src, c.bound)
+			want, _ := cpu.ScatterAdd(base, idx, src, 1)
+			got, err := d.ScatterAdd(base, idx, src, 1)
+			if err != nil {
+				t.Fatalf("scatter_add %v %v: %v", dt, c.src, err)
+			}
+			sameBits(t, fmt.Sprintf("scatter_add rows %v %v->%v", dt, c.src, c.base), got, want)
+		}
+	}
 	data := randFloat(r, tensor.F32, []int{80, 300}, 1)
 	idx := randIdx(r, []int{80, 300}, 300)
 	idx.U32()[9000], idx.U32()[7001] = 300, 5000
@@ -266,5 +285,10 @@ func TestIndexRowsStaged(t *testing.T) {
 	_, ce := cpu.Gather(data, idx, 1)
 	if ge == nil || ce == nil || ge.Error() != ce.Error() {
 		t.Errorf("bad index, staged rows: gpu %v, cpu %v", ge, ce)
+	}
+	_, ge = d.ScatterAdd(data, idx, data, 1)
+	_, ce = cpu.ScatterAdd(data, idx, data, 1)
+	if ge == nil || ce == nil || ge.Error() != ce.Error() {
+		t.Errorf("bad index, scatter_add rows: gpu %v, cpu %v", ge, ce)
 	}
 }

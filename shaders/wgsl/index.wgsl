@@ -376,3 +376,90 @@ fn index_add_rows(@builtin(workgroup_id) wid: vec3<u32>,
         dst[GUARD + o * (C / per) + w] = word;
     }
 }
+
+// ---- scatter_add along the last axis, one workgroup per row ----
+//
+// out[o, c] = base[o, c] + Σ src[o, j] over j with idx[o, j] == c, j
+// ascending (the oracle's order, in the dtype). The row's sums live in
+// workgroup memory (sacc, a tile of SCT columns at a time; SCT is Go-
+// prepended from the adapter's limit). The row's contributions go by in
+// chunks of W, in j order; within a chunk the threads that add into the
+// same column take turns, smallest j first: each round every pending
+// thread bids its lid for its column (atomicMin), the winners add, and
+// the losers bid again — a column sees its adds in ascending j, and rounds
+// per chunk are the largest number of equal indices in it. No host table,
+// no global atomics; an index >= C is never used (its position goes to
+// err[0]).
+
+var<workgroup> sacc: array<f32, SCT>;
+var<workgroup> sown: array<atomic<u32>, SCT>;
+var<workgroup> sleft: atomic<u32>;
+var<workgroup> sleftp: u32;
+
+@compute @workgroup_size(256)
+fn scatter_add_rows(@builtin(workgroup_id) wid: vec3<u32>,
+                    @builtin(num_workgroups) nwg: vec3<u32>,
+                    @builtin(local_invocation_index) lid: u32) {
+    let o = group_id(wid, nwg);               // output row
+    let C = P[4];
+    let J = P[5];
+    if (o * C >= P[0]) { return; }            // uniform
+    let per = select(2u, 1u, DT == 0u);       // elements per output word
+    for (var c0 = 0u; c0 < C; c0 = c0 + SCT) {
+        let tile = min(SCT, C - c0);
+        for (var c = lid; c < tile; c = c + W) {
+            sacc[c] = load_f(false, o * C + c0 + c);
+            atomicStore(&sown[c], NONE);
+        }
+        workgroupBarrier();
+        for (var j0 = 0u; j0 < J; j0 = j0 + W) {
+            let j = j0 + lid;
+            var pending = false;
+            var col = 0u;
+            var val = 0.0;
+            if (j < J) {
+                let p = o * J + j;
+                let v = idx[p];
+                if (v >= C) {
+                    bad(p);
+                } else if (v >= c0 && v < c0 + tile) {
+                    pending = true;
+                    col = v - c0;
+                    val = load_f(true, p);
+                }
+            }
+            loop {
+                if (pending) {
+                    atomicMin(&sown[col], lid);
+                }
+                workgroupBarrier();
+                let won = pending && atomicLoad(&sown[col]) == lid;
+                workgroupBarrier();
+                if (won) {
+                    sacc[col] = add(sacc[col], val);
+                    atomicStore(&sown[col], NONE);
+                    pending = false;
+                }
+                if (pending) {
+                    atomicAdd(&sleft, 1u);
+                }
+                workgroupBarrier();
+                if (lid == 0u) {
+                    sleftp = atomicExchange(&sleft, 0u);
+                }
+                if (workgroupUniformLoad(&sleftp) == 0u) {
+                    break;
+                }
+            }
+        }
+        workgroupBarrier();
+        for (var w = lid; w < tile / per; w = w + W) {
+            var word = 0u;
+            for (var l = 0u; l < per; l = l + 1u) {
+                word = word | (to_bits(sacc[w * per + l]) << (l * 16u));
+            }
+            dst[GUARD + (o * C + c0) / per + w] = word;
+        }
+        workgroupBarrier();
+    }
+}
