@@ -481,9 +481,12 @@ func outBytes(n int) uint64 {
 	return 4 * (max(1, (uint64(n)+3)/4) + 2*guardWords)
 }
 
-// inBytes is the size of an input buffer of n bytes (input's layout).
+// inBytes is the size of an input buffer of n bytes (input's layout):
+// whole 16-byte units, so that a vec4 view of it (reduce.wgsl's x4) covers
+// the last, partial unit too — past the binding's end robust access reads
+// zeros or clamps (NVIDIA dropped the tail of a ragged sum that way).
 func inBytes(n int) uint64 {
-	return max(16, (uint64(n)+3)&^3) // >= 16: a vec4 view (x4) needs one whole unit
+	return max(16, (uint64(n)+15)&^15)
 }
 
 // ---- buffers and the pool ----

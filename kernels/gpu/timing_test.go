@@ -50,15 +50,19 @@ func TestKernelRepeatKeepsResults(t *testing.T) {
 	for i := range g.NumElems() {
 		g.Set(i, float64(r.Intn(9)-4))
 	}
-	for _, run := range []func() (*tensor.Tensor, error){
-		func() (*tensor.Tensor, error) { return d.PadBackwardGather(g, kernels.Replicate, pp(19999, 19999)) }, // 2 passes
-		func() (*tensor.Tensor, error) { return d.PadBackward(g, kernels.Replicate, pp(19999, 19999)) },       // CAS: once
+	for _, c := range []struct {
+		run  func(*tensor.Tensor, kernels.Mode, []kernels.Pad) (*tensor.Tensor, error)
+		mode kernels.Mode
+		pads []kernels.Pad
+	}{
+		{d.PadBackwardGather, kernels.Replicate, pp(19999, 19999)}, // continued over 2 passes
+		{d.PadBackward, kernels.Reflect, pp(3, 3)},                 // CAS into a zeroed buffer: run once
 	} {
-		got, err := run()
+		got, err := c.run(g, c.mode, c.pads)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, _ := cpu.PadBackward(g, kernels.Replicate, pp(19999, 19999))
+		want, _ := cpu.PadBackward(g, c.mode, c.pads)
 		sameBits(t, "pad backward, repeated", got, want) // small integers: exact in any order
 	}
 }
