@@ -383,13 +383,15 @@ fn index_add_rows(@builtin(workgroup_id) wid: vec3<u32>,
 // ascending (the oracle's order, in the dtype). The row's sums live in
 // workgroup memory (sacc, a tile of SCT columns at a time; SCT is Go-
 // prepended from the adapter's limit). The row's contributions go by in
-// chunks of W, in j order; within a chunk the threads that add into the
-// same column take turns, smallest j first: each round every pending
-// thread bids its lid for its column (atomicMin), the winners add, and
-// the losers bid again — a column sees its adds in ascending j, and rounds
-// per chunk are the largest number of equal indices in it. No host table,
-// no global atomics; an index >= C is never used (its position goes to
-// err[0]).
+// chunks of SQ·W in j order, SQ consecutive j per thread; within a chunk
+// the contributions to one column take turns, smallest j first: each round
+// every pending contribution bids its j for its column (atomicMin), the
+// winners add, the rest bid again — a column sees its adds in ascending j,
+// and the rounds per chunk are the most contributions one column gets in
+// it. No host table, no global atomics; an index >= C is never used (its
+// position goes to err[0]).
+
+const SQ: u32 = 4u;                         // contributions per thread per chunk
 
 var<workgroup> sacc: array<f32, SCT>;
 var<workgroup> sown: array<atomic<u32>, SCT>;
@@ -412,35 +414,46 @@ fn scatter_add_rows(@builtin(workgroup_id) wid: vec3<u32>,
             atomicStore(&sown[c], NONE);
         }
         workgroupBarrier();
-        for (var j0 = 0u; j0 < J; j0 = j0 + W) {
-            let j = j0 + lid;
-            var pending = false;
-            var col = 0u;
-            var val = 0.0;
-            if (j < J) {
-                let p = o * J + j;
-                let v = idx[p];
-                if (v >= C) {
-                    bad(p);
-                } else if (v >= c0 && v < c0 + tile) {
-                    pending = true;
-                    col = v - c0;
-                    val = load_f(true, p);
+        for (var j0 = 0u; j0 < J; j0 = j0 + SQ * W) {
+            var col = array<u32, SQ>();
+            var val = array<f32, SQ>();
+            var pend = 0u;                        // bit q: contribution q pending
+            for (var q = 0u; q < SQ; q = q + 1u) {
+                let j = j0 + lid * SQ + q;
+                if (j < J) {
+                    let p = o * J + j;
+                    let v = idx[p];
+                    if (v >= C) {
+                        bad(p);
+                    } else if (v >= c0 && v < c0 + tile) {
+                        pend = pend | (1u << q);
+                        col[q] = v - c0;
+                        val[q] = load_f(true, p);
+                    }
                 }
             }
             loop {
-                if (pending) {
-                    atomicMin(&sown[col], lid);
+                for (var q = 0u; q < SQ; q = q + 1u) {
+                    if ((pend & (1u << q)) != 0u) {
+                        atomicMin(&sown[col[q]], lid * SQ + q);
+                    }
                 }
                 workgroupBarrier();
-                let won = pending && atomicLoad(&sown[col]) == lid;
-                workgroupBarrier();
-                if (won) {
-                    sacc[col] = add(sacc[col], val);
-                    atomicStore(&sown[col], NONE);
-                    pending = false;
+                var won = 0u;
+                for (var q = 0u; q < SQ; q = q + 1u) {
+                    if ((pend & (1u << q)) != 0u && atomicLoad(&sown[col[q]]) == lid * SQ + q) {
+                        won = won | (1u << q);
+                    }
                 }
-                if (pending) {
+                workgroupBarrier();
+                for (var q = 0u; q < SQ; q = q + 1u) {
+                    if ((won & (1u << q)) != 0u) {
+                        sacc[col[q]] = add(sacc[col[q]], val[q]);
+                        atomicStore(&sown[col[q]], NONE);
+                    }
+                }
+                pend = pend & ~won;
+                if (pend != 0u) {
                     atomicAdd(&sleft, 1u);
                 }
                 workgroupBarrier();
