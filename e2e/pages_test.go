@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fkc-playground/fkc/engine"
 	"github.com/fkc-playground/fkc/ops"
 	"github.com/fkc-playground/fkc/playground"
 	"github.com/fkc-playground/fkc/tensor"
@@ -86,7 +87,7 @@ func srcCells(t *testing.T, ctx context.Context, grid string) []int {
 	return v
 }
 
-func mustGen(t *testing.T, g playground.Gen) *tensor.Tensor {
+func mustGen(t *testing.T, g ops.Gen) *tensor.Tensor {
 	t.Helper()
 	x, err := g.Make()
 	if err != nil {
@@ -95,9 +96,9 @@ func mustGen(t *testing.T, g playground.Gen) *tensor.Tensor {
 	return x
 }
 
-func mustRun(t *testing.T, eng *ops.Engine, op string, flags []string, in map[string]*tensor.Tensor) *tensor.Tensor {
+func mustRun(t *testing.T, eng *engine.Engine, op string, flags []string, in map[string]*tensor.Tensor) *tensor.Tensor {
 	t.Helper()
-	r, err := eng.Run("cpu", op, flags, in)
+	r, err := eng.RunArgs(engine.CPU, op, flags, in)
 	if err != nil {
 		t.Fatalf("native %s %v: %v", op, flags, err)
 	}
@@ -133,7 +134,7 @@ func ordered32(u uint32) int64 {
 // agrees with the bits the page shows, and both outputs match Go's ops.
 func TestBothAndDiff(t *testing.T) {
 	ctx := tab(t, nil)
-	eng, err := ops.NewDefault()
+	eng, err := engine.New()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +183,7 @@ func TestBothAndDiff(t *testing.T) {
 
 	// A reduction of non-integer data: the two backends may round apart;
 	// the panel's figure must match the bits shown.
-	xg := playground.Gen{Shape: "40,33", DType: "F32", Kind: "uniform", Seed: 5, Lo: -1, Hi: 1}
+	xg := ops.Gen{Shape: "40,33", DType: "F32", Kind: "uniform", Seed: 5, Lo: -1, Hi: 1}
 	open(t, ctx, "#/k/"+escape("fkc-wgsl-kernels/sum")+"?flags=--dim%201&x=40,33|F32|uniform|seed=5|lo=-1|hi=1&run=cpu,webgpu")
 	waitFor(t, ctx, `document.getElementById("diff") && document.querySelectorAll("#visual .gridbox.out").length === 2`)
 	diff = eval[string](t, ctx, `document.getElementById("diff").innerText`)
@@ -238,7 +239,7 @@ func TestBothAndDiff(t *testing.T) {
 // slice or changing the axes keeps cells and hover → source right.
 func TestAxisPickerRank3(t *testing.T) {
 	ctx := tab(t, nil)
-	eng, err := ops.NewDefault()
+	eng, err := engine.New()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -351,7 +352,7 @@ func TestBF16ScriptingAPI(t *testing.T) {
 	ctx := tab(t, nil)
 	open(t, ctx, "")
 	needGPU(t, ctx)
-	eng, err := ops.NewDefault()
+	eng, err := engine.New()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -369,7 +370,7 @@ func TestBF16ScriptingAPI(t *testing.T) {
 		{"sum", nil},
 	}
 	for _, c := range cases {
-		want, err := eng.Run("cpu", c.op, c.flags, map[string]*tensor.Tensor{"x": x})
+		want, err := eng.RunArgs(engine.CPU, c.op, c.flags, map[string]*tensor.Tensor{"x": x})
 		if err != nil {
 			t.Fatalf("native %s %v: %v", c.op, c.flags, err)
 		}
@@ -418,7 +419,7 @@ func decodeRaw(t *testing.T, b64 string) []byte {
 // which src rows accumulate into each output row.
 func TestIndexingVisuals(t *testing.T) {
 	ctx := tab(t, nil)
-	eng, err := ops.NewDefault()
+	eng, err := engine.New()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -426,8 +427,8 @@ func TestIndexingVisuals(t *testing.T) {
 	// masked_fill (the WGSL kernel on WebGPU; its default case).
 	open(t, ctx, "#/k/"+escape("fuel-vulkan-kernels/masked_fill_b4"))
 	waitFor(t, ctx, `document.querySelector("#visual .gridbox.out .cell")`)
-	x := mustGen(t, playground.Gen{Shape: "4,5", DType: "F32", Kind: "arange"})
-	mask := mustGen(t, playground.Gen{Shape: "4,5", DType: "BOOL", Kind: "random", Seed: 3, Lo: 0, Hi: 1})
+	x := mustGen(t, ops.Gen{Shape: "4,5", DType: "F32", Kind: "arange"})
+	mask := mustGen(t, ops.Gen{Shape: "4,5", DType: "BOOL", Kind: "random", Seed: 3, Lo: 0, Hi: 1})
 	want := mustRun(t, eng, "masked_fill", []string{"--value", "-1"}, map[string]*tensor.Tensor{"x": x, "mask": mask})
 	got := cells(t, ctx, "#visual .gridbox.out")
 	checkCells(t, "masked_fill", got, want)
@@ -480,8 +481,8 @@ func TestIndexingVisuals(t *testing.T) {
 	// embedding: output row i is table row ids[i].
 	open(t, ctx, "#/k/"+escape("fuel-reference-backend/embedding"))
 	waitFor(t, ctx, `document.querySelector("#visual .gridbox.out .cell .lab")`)
-	table := mustGen(t, playground.Gen{Shape: "6,4", DType: "F32", Kind: "arange"})
-	ids := mustGen(t, playground.Gen{Shape: "3", DType: "U32", Kind: "values", Values: "4 1 4"})
+	table := mustGen(t, ops.Gen{Shape: "6,4", DType: "F32", Kind: "arange"})
+	ids := mustGen(t, ops.Gen{Shape: "3", DType: "U32", Kind: "values", Values: "4 1 4"})
 	want = mustRun(t, eng, "embedding", nil, map[string]*tensor.Tensor{"table": table, "ids": ids})
 	got = cells(t, ctx, "#visual .gridbox.out")
 	checkCells(t, "embedding", got, want)
@@ -500,9 +501,9 @@ func TestIndexingVisuals(t *testing.T) {
 	// index_add along dim 0: out row r = base row r + the src rows k with indices[k] = r.
 	open(t, ctx, "#/k/"+escape("fuel-reference-backend/index_add"))
 	waitFor(t, ctx, `document.querySelector("#trace-notes")`)
-	base := mustGen(t, playground.Gen{Shape: "4,5", DType: "F32", Kind: "values", Values: "0"})
-	idx := mustGen(t, playground.Gen{Shape: "3", DType: "U32", Kind: "values", Values: "0 2 0"})
-	src := mustGen(t, playground.Gen{Shape: "3,5", DType: "F32", Kind: "arange"})
+	base := mustGen(t, ops.Gen{Shape: "4,5", DType: "F32", Kind: "values", Values: "0"})
+	idx := mustGen(t, ops.Gen{Shape: "3", DType: "U32", Kind: "values", Values: "0 2 0"})
+	src := mustGen(t, ops.Gen{Shape: "3,5", DType: "F32", Kind: "arange"})
 	want = mustRun(t, eng, "index_add", []string{"--dim", "0"}, map[string]*tensor.Tensor{"base": base, "indices": idx, "src": src})
 	got = cells(t, ctx, "#visual .gridbox.out")
 	checkCells(t, "index_add", got, want)
@@ -535,7 +536,7 @@ func TestIndexingVisuals(t *testing.T) {
 // page keeps working, the CPU runs it), and fkc.run rejects with "fkc: …".
 func TestGPUErrorIsAMessage(t *testing.T) {
 	ctx := tab(t, nil)
-	eng, err := ops.NewDefault()
+	eng, err := engine.New()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -551,7 +552,7 @@ func TestGPUErrorIsAMessage(t *testing.T) {
 	// The page is alive: the offered CPU run works and gives Go's answer.
 	eval[bool](t, ctx, `(document.querySelector('.violation[data-backend="webgpu"] button').click(), true)`)
 	waitFor(t, ctx, `document.querySelector('.served[data-backend="cpu"]') && document.querySelector("#visual .gridbox.out .cell")`)
-	g := mustGen(t, playground.Gen{Shape: "8,9", DType: "F64", Kind: "values", Values: "1"})
+	g := mustGen(t, ops.Gen{Shape: "8,9", DType: "F64", Kind: "values", Values: "1"})
 	want := mustRun(t, eng, "pad_backward", []string{"--mode", "reflect", "--padding", "2:2,2:2"}, map[string]*tensor.Tensor{"grad_out": g})
 	checkCells(t, "pad_backward f64 on cpu", cells(t, ctx, "#visual .gridbox.out"), want)
 
@@ -571,7 +572,7 @@ func TestCatalogRunsHere(t *testing.T) {
 	ctx := tab(t, nil)
 	open(t, ctx, "")
 	needGPU(t, ctx)
-	eng, err := ops.NewDefault()
+	eng, err := engine.New()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -612,5 +613,57 @@ func TestCatalogRunsHere(t *testing.T) {
 	}
 	if legend := eval[string](t, ctx, `document.querySelector(".runs-legend").innerText`); !strings.Contains(legend, "(available)") {
 		t.Errorf("runs-here legend %q", legend)
+	}
+}
+
+// The Learn padding page: the three modes side by side on the real kernels;
+// moving a reflect pad past n−1 shows the precondition, and moving it back
+// draws the mirror again.
+func TestLearnPadding(t *testing.T) {
+	ctx := tab(t, nil)
+	open(t, ctx, "#/learn/padding?n=5&b=3&a=2&rows=4&cols=5&rb=1&ra=2&cb=2&ca=2")
+	waitFor(t, ctx, `document.querySelector('.mode[data-mode="reflect"] .cell')`)
+	strip := func(mode string) string {
+		return eval[string](t, ctx, `(() => { const m = document.querySelectorAll('.strips .mode[data-mode="`+mode+`"] .cell .v'); return [...m].map(c => c.textContent).join(" "); })()`)
+	}
+	for mode, want := range map[string]string{
+		"constant":  "0 0 0 0 1 2 3 4 0 0",
+		"reflect":   "3 2 1 0 1 2 3 4 3 2",
+		"replicate": "0 0 0 0 1 2 3 4 4 4",
+		"symmetric": "2 1 0 0 1 2 3 4 4 3",
+		"wrap":      "2 3 4 0 1 2 3 4 0 1",
+	} {
+		if got := strip(mode); got != want {
+			t.Errorf("%s strip = %q, want %q", mode, got, want)
+		}
+	}
+	if n := eval[int](t, ctx, `document.querySelectorAll('.strips .mode[data-mode="reflect"] .deco.mirror').length`); n != 2 {
+		t.Errorf("reflect strip draws %d mirror lines, want 2", n)
+	}
+	// Past n−1: the precondition, in the contract's words, and the way out.
+	move := func(name, v string) {
+		eval[bool](t, ctx, `(() => { const el = document.querySelector('form.padctl input[name="`+name+`"]'); el.value = "`+v+`"; el.dispatchEvent(new Event("input", {bubbles: true})); return true; })()`)
+	}
+	move("b", "5")
+	waitFor(t, ctx, `document.querySelector('.strips .mode[data-mode="reflect"] .violation')`)
+	text := eval[string](t, ctx, `document.querySelector('.strips .mode[data-mode="reflect"] .violation').innerText`)
+	for _, want := range []string{"reflect padding (5, 2) on axis 0 exceeds in_shape[0]-1 = 4", "before <= in_shape[i]-1", "widest reflect pad on that axis is n − 1 = 4"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the precondition message %q lacks %q", text, want)
+		}
+	}
+	if got := strip("replicate"); got != "0 0 0 0 0 0 1 2 3 4 4 4" {
+		t.Errorf("replicate goes on past n−1: %q", got)
+	}
+	if !strings.Contains(eval[string](t, ctx, `location.hash`), "b=5") {
+		t.Error("the URL does not keep the widths")
+	}
+	screenshot(t, ctx, "learn-padding")
+	move("b", "4")
+	waitFor(t, ctx, `!document.querySelector('.strips .mode[data-mode="reflect"] .violation')`)
+	// The fold: replicate piles the padding onto the edge (2-D, corner cell).
+	corner := eval[string](t, ctx, `document.querySelector('.mode[data-mode="replicate"] .gridbox[data-grid="fold-replicate"] .cell .v').textContent`)
+	if corner != "6" { // (1 row before + 1) × (2 cols before + 1)
+		t.Errorf("replicate fold at [0,0] = %s, want 6", corner)
 	}
 }

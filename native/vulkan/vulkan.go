@@ -1,0 +1,55 @@
+// Package vulkan is the native GPU backend of the `fkc` command: the WGSL
+// kernels of kernels/gpu run by wgpu-native (cgo) on a Vulkan adapter. It
+// hands the command its GPU (cli.GPU): the link table for link status, the
+// adapter listing of `fkc devices`, and the device for `--backend vulkan`.
+package vulkan
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/cogentcore/webgpu/wgpu"
+
+	"github.com/fkc-playground/fkc/cli"
+	"github.com/fkc-playground/fkc/engine"
+	"github.com/fkc-playground/fkc/kernels/gpu"
+)
+
+// GPU is the Vulkan backend for cli.Main.
+func GPU() *cli.GPU {
+	quietDrivers()
+	return &cli.GPU{
+		Entries: gpu.Links(nil), // entry points and where, for `fkc contracts`
+		Devices: func(w io.Writer) error {
+			d, err := gpu.OpenNative()
+			if err != nil {
+				return err
+			}
+			defer d.Close()
+			fmt.Fprint(w, d.Info().String())
+			return nil
+		},
+		Open: func() (engine.Device, func(), error) {
+			d, err := gpu.OpenNative()
+			if err != nil {
+				return nil, nil, err
+			}
+			return d, d.Close, nil
+		},
+	}
+}
+
+// quietDrivers keeps wgpu's and Mesa's chatter (window-system probing that a
+// compute-only tool never uses) off stderr, where `fkc run` prints exactly
+// one line.
+func quietDrivers() {
+	wgpu.SetLogLevel(wgpu.LogLevelError)
+	if os.Getenv("XDG_RUNTIME_DIR") == "" {
+		dir := filepath.Join(os.TempDir(), fmt.Sprintf("fkc-runtime-%d", os.Getuid()))
+		if os.MkdirAll(dir, 0o700) == nil && os.Chmod(dir, 0o700) == nil {
+			os.Setenv("XDG_RUNTIME_DIR", dir)
+		}
+	}
+}

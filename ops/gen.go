@@ -1,0 +1,127 @@
+package ops
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+
+	"github.com/fkc-playground/fkc/kernels"
+	"github.com/fkc-playground/fkc/tensor"
+)
+
+// Case is one Try-it setup: an op's flags and a generator per input. It is
+// what a kernel page opens with (Op.Example) and what a shareable URL stores.
+type Case struct {
+	Op     string         `json:"op"`
+	Flags  []string       `json:"flags"`
+	Inputs map[string]Gen `json:"inputs"`
+	// Order lists the input names in the op's order (SPEC §5).
+	Order []string `json:"order"`
+}
+
+// DefaultCase is the op's Example for form f on dtype dt: its params
+// rendered as flags (the page and the share link speak `fkc run`) and one
+// generator per operand.
+func (o *Op) DefaultCase(f kernels.Form, dt tensor.DType) Case {
+	c, gens := o.Example(f, dt)
+	c.Op = o.Name
+	cs := Case{Op: o.Name, Flags: FormatFlags(c), Inputs: map[string]Gen{}, Order: o.InputNames()}
+	for i, g := range gens {
+		cs.Inputs[cs.Order[i]] = g
+	}
+	return cs
+}
+
+// Gen describes one Try-it input: a shape, a dtype and how to fill it. It
+// is what a shareable URL stores, so it must reproduce the same tensor.
+type Gen struct {
+	Shape  string  `json:"shape"`            // "4,5"; "" is rank 0
+	DType  string  `json:"dtype"`            // contract spelling: F32, U32, BOOL, …
+	Kind   string  `json:"kind"`             // "arange", "random", "uniform", "values"
+	Seed   uint64  `json:"seed,omitempty"`   // random, uniform
+	Lo     float64 `json:"lo,omitempty"`     // random (integers in [Lo, Hi]), uniform ([Lo, Hi))
+	Hi     float64 `json:"hi,omitempty"`     //
+	Values string  `json:"values,omitempty"` // values: "1, 2.5, nan, -inf"; repeated cyclically
+}
+
+// Make builds the tensor a Gen describes. Errors name the field at fault.
+func (g Gen) Make() (*tensor.Tensor, error) {
+	shape, err := tensor.ParseShape(g.Shape)
+	if err != nil {
+		return nil, err
+	}
+	if n := tensor.NumElems(shape); n > MaxTryElems {
+		return nil, fmt.Errorf("shape %v has %d elements; the playground draws at most %d", shape, n, MaxTryElems)
+	}
+	dt, err := tensor.ParseDType(g.DType)
+	if err != nil {
+		return nil, err
+	}
+	t := tensor.New(dt, shape)
+	n := t.NumElems()
+	switch g.Kind {
+	case "", "arange":
+		for i := 0; i < n; i++ {
+			t.Set(i, float64(i))
+		}
+	case "random":
+		lo, hi := math.Ceil(g.Lo), math.Floor(g.Hi)
+		if hi < lo {
+			return nil, fmt.Errorf("random: empty range [%v, %v]", g.Lo, g.Hi)
+		}
+		r := rand.New(rand.NewPCG(g.Seed, 0x666b63))
+		span := uint64(hi-lo) + 1
+		for i := 0; i < n; i++ {
+			t.Set(i, lo+float64(r.Uint64N(span)))
+		}
+	case "uniform":
+		if !(g.Hi > g.Lo) {
+			return nil, fmt.Errorf("uniform: empty range [%v, %v)", g.Lo, g.Hi)
+		}
+		r := rand.New(rand.NewPCG(g.Seed, 0x666b63))
+		for i := 0; i < n; i++ {
+			t.Set(i, g.Lo+(g.Hi-g.Lo)*r.Float64())
+		}
+	case "values":
+		vals, err := ParseValues(g.Values)
+		if err != nil {
+			return nil, err
+		}
+		if len(vals) == 0 && n > 0 {
+			return nil, fmt.Errorf("values: none given for %d elements", n)
+		}
+		for i := 0; i < n; i++ {
+			t.Set(i, vals[i%len(vals)])
+		}
+	default:
+		return nil, fmt.Errorf("unknown fill %q (want arange, random, uniform or values)", g.Kind)
+	}
+	return t, nil
+}
+
+// MaxTryElems bounds a Try-it tensor: the page draws every element.
+const MaxTryElems = 1 << 20
+
+// ParseValues reads "1, 2.5 nan -inf true" (commas or spaces).
+func ParseValues(s string) ([]float64, error) {
+	f := strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\t' || r == '[' || r == ']' })
+	out := make([]float64, 0, len(f))
+	for _, w := range f {
+		switch strings.ToLower(w) {
+		case "true":
+			out = append(out, 1)
+			continue
+		case "false":
+			out = append(out, 0)
+			continue
+		}
+		v, err := strconv.ParseFloat(w, 64)
+		if err != nil {
+			return nil, fmt.Errorf("values: %q is not a number", w)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
