@@ -128,9 +128,9 @@ func Links(d *Device) []kernels.Link {
 	}
 	// The deterministic pad backward: not yet a dispatch target (the seed's
 	// pad_backward_* serve `fkc run pad_backward`); runs from its page.
-	links = append(links, ops.Link{EntryPoint: wgslEP + "pad_backward",
-		Runs: []string{"pad_backward/constant", "pad_backward/reflect", "pad_backward/replicate"},
-		Impl: func(c *ops.Call) (*tensor.Tensor, error) {
+	links = append(links, kernels.Link{EntryPoint: wgslEP + "pad_backward",
+		Runs: kernels.Variants("pad_backward", kernels.PadForms...),
+		Impl: func(c *kernels.Call) (*tensor.Tensor, error) {
 			return d.PadBackwardGather(c.Inputs["grad_out"], c.Mode, c.Padding)
 		},
 		Where: "shaders/wgsl/pad_backward_gather.wgsl in kernels/gpu (PadBackwardGather)"})
