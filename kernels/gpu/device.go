@@ -13,12 +13,16 @@ package gpu
 import (
 	"bytes"
 	"fmt"
+	"math/bits"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/cogentcore/webgpu/wgpu"
+	"github.com/fkc-playground/fkc/kernels"
 	"github.com/fkc-playground/fkc/shaders/wgsl"
+	"github.com/fkc-playground/fkc/tensor"
 )
 
 // Workgroup size and guard words: must match common.wgsl (W, GUARD).
@@ -97,6 +101,7 @@ type Device struct {
 	pipes      map[string]*pipe
 	last       time.Duration
 	lastKernel time.Duration
+	lastSetup  time.Duration // begin -> submit of the last call (host: buffers, tables, uploads queued)
 
 	lostMu sync.Mutex
 	lost   error
@@ -115,9 +120,86 @@ type Device struct {
 	// the call returns an error instead of hanging. Default 2 minutes.
 	MapTimeout time.Duration
 
-	// skipHostIndexCheck makes the index kernels rely on the shader's
-	// bounds check alone (tests use it to prove that check exists).
-	skipHostIndexCheck bool
+	// The buffer pool (native): buffers of finished calls kept for reuse
+	// by usage and size class, up to poolCap bytes (0: no pooling).
+	pool     map[poolKey][]*buffer
+	pooled   uint64
+	poolCap  uint64
+	poolHits int // buffers served from the pool (tests)
+
+	// repeat (SetKernelRepeat): how many times a call's passes run back to
+	// back between the kernel-time stamps.
+	repeat int
+
+	// steady (SetSteadyClocks): before a call, when the last warm-up is
+	// more than a second old, keep the GPU busy this long first.
+	steady   time.Duration
+	lastWarm time.Time
+}
+
+// SetSteadyClocks makes every later call that comes more than a second
+// after the last warm-up first keep the GPU busy for dur (WarmClocks): a
+// timing mode for benchmarks, so that kernel times are taken at the clocks
+// of a busy GPU whether a case runs first in a fresh process or late in a
+// long one. 0 turns it off. The warm-up is not part of any reported time.
+func (d *Device) SetSteadyClocks(dur time.Duration) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.steady = dur
+}
+
+// WarmClocks keeps the GPU fully busy for about dur (a chain of
+// multiply-adds on every SM, launch after launch), so that a measurement
+// taken right after runs at the clocks a busy GPU gets. The H200's driver
+// lowers the SM clock from 1980 to 345 MHz a few seconds after a device
+// opens unless it sees load; a long process whose calls are short and far
+// apart sees the lower clock. It changes no state the kernels use.
+func (d *Device) WarmClocks(dur time.Duration) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.warm(dur)
+}
+
+// warm is WarmClocks with d.mu held.
+func (d *Device) warm(dur time.Duration) error {
+	p, err := d.pipeline(kernelSpec{name: "clock_spin", file: "clock.wgsl", entry: "main", rw: []bool{true}})
+	if err != nil {
+		return err
+	}
+	// 8 launches of 2M threads × 1024 multiply-adds: about 0.5 ms of a
+	// whole H200 at 1980 MHz per round trip; a software adapter gets a
+	// token load.
+	groups := uint64(8192)
+	if strings.EqualFold(d.info.AdapterType, "cpu") {
+		groups = 4
+	}
+	start := time.Now()
+	for time.Since(start) < dur {
+		j := d.begin("warm_clocks")
+		j.once = true
+		sink := j.output("sink", 4, []byte{0, 0, 0, 0}, false)
+		for range 8 {
+			j.dispatch(p, groups, sink.buf)
+		}
+		if err := j.run(); err != nil {
+			return err
+		}
+	}
+	d.lastWarm = time.Now()
+	return nil
+}
+
+// SetKernelRepeat makes every later call run its compute passes n times
+// back to back (n >= 1; default 1) and report the mean as LastKernelTime.
+// It is a timing mode: a GPU that sits idle between calls lowers its
+// clocks (the H200 drops from 1980 to 345 MHz a few seconds after a device
+// opens), so one short kernel per call is timed at idle clocks; repeated
+// passes keep the GPU busy, as a back-to-back benchmark loop does. Results
+// are unchanged (calls whose passes accumulate run them once).
+func (d *Device) SetKernelRepeat(n int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.repeat = max(1, n)
 }
 
 // Info describes the adapter.
@@ -163,6 +245,7 @@ func (d *Device) Close() {
 		p.layout.Release()
 	}
 	d.pipes = nil
+	d.drainPool()
 	d.plat.release(d)
 }
 
@@ -197,6 +280,7 @@ type kernelSpec struct {
 	entry string
 	defs  []wgsl.Def
 	rw    []bool
+	src   string // a whole module instead of file+defs (tests)
 }
 
 // pipeline returns the cached pipeline for spec, building it on first use.
@@ -206,9 +290,12 @@ func (d *Device) pipeline(s kernelSpec) (*pipe, error) {
 	if p, ok := d.pipes[key]; ok {
 		return p, nil
 	}
-	src, err := wgsl.Module(s.file, s.defs...)
-	if err != nil {
-		return nil, err
+	src := s.src
+	if src == "" {
+		var err error
+		if src, err = wgsl.Module(s.file, s.defs...); err != nil {
+			return nil, err
+		}
 	}
 	d.plat.pushScopes(d)
 	mod, err := d.dev.CreateShaderModule(&wgpu.ShaderModuleDescriptor{
@@ -270,18 +357,34 @@ func (d *Device) pipeline(s kernelSpec) (*pipe, error) {
 // job collects the buffers and passes of one kernel call. The first error
 // sticks; later steps become no-ops, and run() returns it.
 type job struct {
-	d    *Device
-	op   string
-	enc  *wgpu.CommandEncoder
-	err  error
-	bufs []*buffer
-	outs []*outBuf
+	d      *Device
+	op     string
+	t0     time.Time
+	enc    *wgpu.CommandEncoder
+	err    error
+	bufs   []*buffer
+	outs   []*outBuf
+	passes []pass
+	// once: the passes accumulate into their outputs (atomics into a
+	// zeroed buffer), so they must not be repeated (Device.SetKernelRepeat).
+	once bool
 }
 
-// buffer is a wgpu buffer with its size (the JS binding has no GetSize).
+// pass is one recorded compute dispatch, encoded by run().
+type pass struct {
+	p    *pipe
+	bg   *wgpu.BindGroup
+	x, y uint32
+}
+
+// buffer is a wgpu buffer with its size (the JS binding has no GetSize):
+// size is what the call binds and copies, capacity what was allocated
+// (a pool size class, see Device.get).
 type buffer struct {
-	b    *wgpu.Buffer
-	size uint64
+	b        *wgpu.Buffer
+	size     uint64
+	capacity uint64
+	usage    wgpu.BufferUsage
 }
 
 // outBuf is a buffer whose contents come back to the host. Guarded buffers
@@ -292,12 +395,20 @@ type outBuf struct {
 	guarded bool
 	stage   *buffer
 	size    uint64
+	into    []byte // where the payload lands (len payload), or nil: a new slice
 	data    []byte // payload after run()
+	// result (outputTensor): the tensor whose Data is allocated while the
+	// device runs, then receives the payload; ready closes once allocated.
+	result *tensor.Tensor
+	ready  chan struct{}
 }
 
 // begin starts a kernel call. Call with d.mu held.
 func (d *Device) begin(op string) *job {
-	j := &job{d: d, op: op}
+	if d.steady > 0 && time.Since(d.lastWarm) > time.Second && op != "warm_clocks" {
+		d.warm(d.steady) // best effort: a failure shows in the call itself
+	}
+	j := &job{d: d, op: op, t0: time.Now()}
 	if err := d.lostErr(); err != nil {
 		j.err = err
 		return j
@@ -309,7 +420,6 @@ func (d *Device) begin(op string) *job {
 		return j
 	}
 	j.enc = enc
-	d.plat.stampBegin(j)
 	return j
 }
 
@@ -324,66 +434,177 @@ func round4(n int) int { return (n + 3) &^ 3 }
 // checkSize validates a buffer size against the adapter's limits before
 // anything is allocated.
 func (j *job) checkSize(what string, size uint64) bool {
-	lim := j.d.info
-	if size > lim.MaxStorageBufferBindingSize {
-		j.fail("gpu: %s: %s needs a %d-byte storage buffer; this adapter allows %d (maxStorageBufferBindingSize)", j.op, what, size, lim.MaxStorageBufferBindingSize)
-		return false
-	}
-	if size > lim.MaxBufferSize {
-		j.fail("gpu: %s: %s needs a %d-byte buffer; this adapter allows %d (maxBufferSize)", j.op, what, size, lim.MaxBufferSize)
+	if err := j.d.limitErr(j.op, what, size); err != nil {
+		if j.err == nil {
+			j.err = err
+		}
 		return false
 	}
 	return true
 }
 
-func (j *job) newBuffer(what string, size uint64, usage wgpu.BufferUsage) *buffer {
+// limitErr says (as *kernels.Unavailable) that a size-byte buffer exceeds
+// this adapter's limits; nil if it fits.
+func (d *Device) limitErr(op, what string, size uint64) error {
+	lim := d.info
+	switch {
+	case size > lim.MaxStorageBufferBindingSize:
+		return &kernels.Unavailable{Kernel: op, Need: fmt.Sprintf("%s: a %d-byte storage buffer; this adapter allows %d, maxStorageBufferBindingSize", what, size, lim.MaxStorageBufferBindingSize)}
+	case size > lim.MaxBufferSize:
+		return &kernels.Unavailable{Kernel: op, Need: fmt.Sprintf("%s: a %d-byte buffer; this adapter allows %d, maxBufferSize", what, size, lim.MaxBufferSize)}
+	}
+	return nil
+}
+
+// sized is a buffer a call will need: its name and its size in bytes,
+// computed arithmetically (in uint64, from shapes) before anything exists.
+type sized struct {
+	what  string
+	bytes uint64
+}
+
+// fits checks every buffer of a call against the adapter's limits before
+// any host table, host tensor or device buffer is built, so an oversized
+// call fails in microseconds instead of allocating first (issue 9, row 4).
+func (d *Device) fits(op string, bufs ...sized) error {
+	for _, b := range bufs {
+		if err := d.limitErr(op, b.what, b.bytes); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// outBytes is the size of a guarded output buffer with a payload of n
+// bytes (outputInit's layout), computed without overflow for any n >= 0.
+func outBytes(n int) uint64 {
+	return 4 * (max(1, (uint64(n)+3)/4) + 2*guardWords)
+}
+
+// inBytes is the size of an input buffer of n bytes (input's layout):
+// whole 16-byte units, so that a vec4 view of it (reduce.wgsl's x4) covers
+// the last, partial unit too — past the binding's end robust access reads
+// zeros or clamps (NVIDIA dropped the tail of a ragged sum that way).
+func inBytes(n int) uint64 {
+	return max(16, (uint64(n)+15)&^15)
+}
+
+// ---- buffers and the pool ----
+
+// poolKey: pooled buffers are reused for the same usage and size class.
+type poolKey struct {
+	usage    wgpu.BufferUsage
+	capacity uint64
+}
+
+// sizeClass rounds a buffer size up so that calls of nearby sizes share
+// pooled buffers: powers of two up to 64 KiB, then steps of an eighth of
+// the power of two below (at most 12.5 % unused).
+func sizeClass(n uint64) uint64 {
+	if n <= 64<<10 {
+		c := uint64(256)
+		for c < n {
+			c <<= 1
+		}
+		return c
+	}
+	p := uint64(1) << (63 - bits.LeadingZeros64(n))
+	step := p / 8
+	return (n + step - 1) / step * step
+}
+
+// get returns a buffer of at least size bytes: a pooled one when the
+// caller does not need its content zeroed, else a new one (WebGPU zero-
+// fills new buffers). Reusing buffers keeps allocation, mapping and
+// first-touch costs out of every call but the first of a size.
+func (j *job) get(what string, size uint64, usage wgpu.BufferUsage, zero bool) *buffer {
 	if j.err != nil || !j.checkSize(what, size) {
 		return nil
 	}
-	b, err := j.d.dev.CreateBuffer(&wgpu.BufferDescriptor{Label: j.op + ":" + what, Size: size, Usage: usage})
+	d := j.d
+	capacity := size
+	if d.poolCap > 0 {
+		capacity = sizeClass(size)
+		if j.d.limitErr(j.op, what, capacity) != nil {
+			capacity = size
+		}
+		k := poolKey{usage, capacity}
+		if list := d.pool[k]; !zero && len(list) > 0 {
+			b := list[len(list)-1]
+			d.pool[k] = list[:len(list)-1]
+			d.pooled -= capacity
+			d.poolHits++
+			b.size = size
+			j.bufs = append(j.bufs, b)
+			return b
+		}
+	}
+	wb, err := d.dev.CreateBuffer(&wgpu.BufferDescriptor{Label: j.op + ":" + what, Size: capacity, Usage: usage})
 	if err != nil {
-		j.fail("gpu: %s: create %s buffer (%d bytes): %v", j.op, what, size, err)
+		j.fail("gpu: %s: create %s buffer (%d bytes): %v", j.op, what, capacity, err)
 		return nil
 	}
-	bb := &buffer{b: b, size: size}
-	j.bufs = append(j.bufs, bb)
-	return bb
+	b := &buffer{b: wb, size: size, capacity: capacity, usage: usage}
+	j.bufs = append(j.bufs, b)
+	return b
 }
 
-// region is a stretch of a new buffer's initial content; the rest is zero.
+// recycle returns a call's buffers to the pool while it has room (its
+// budget, Device.poolCap), and destroys the rest.
+func (d *Device) recycle(bufs []*buffer) {
+	for _, b := range bufs {
+		if d.poolCap > 0 && d.pooled+b.capacity <= d.poolCap {
+			if d.pool == nil {
+				d.pool = map[poolKey][]*buffer{}
+			}
+			k := poolKey{b.usage, b.capacity}
+			d.pool[k] = append(d.pool[k], b)
+			d.pooled += b.capacity
+			continue
+		}
+		b.b.Destroy()
+		b.b.Release()
+	}
+}
+
+// drainPool destroys every pooled buffer.
+func (d *Device) drainPool() {
+	for k, list := range d.pool {
+		for _, b := range list {
+			b.b.Destroy()
+			b.b.Release()
+		}
+		delete(d.pool, k)
+	}
+	d.pooled = 0
+}
+
+// region is a stretch of a new buffer's initial content.
 type region struct {
 	offset uint64
-	data   []byte // a whole number of words
+	data   []byte // a whole number of words, except an input's last region
 }
 
-// filled creates a buffer of size bytes whose content is zero except for
-// the given regions. How the bytes get there is the platform's business
-// (upload in device_native.go / device_js.go): natively the regions are
-// queued copies and the zero body costs nothing (WebGPU zero-fills new
-// buffers); in the browser the content is copied into the mapped buffer.
-func (j *job) filled(what string, size uint64, usage wgpu.BufferUsage, regions ...region) *buffer {
+// filled returns a buffer of size bytes holding the given regions; the
+// rest is zero when zero is set, and unspecified otherwise (a pooled
+// buffer keeps an earlier call's bytes: only for bodies that the kernel
+// overwrites). How the bytes get there is the platform's business (fill
+// in device_native.go / device_js.go).
+func (j *job) filled(what string, size uint64, usage wgpu.BufferUsage, zero bool, regions ...region) *buffer {
 	if j.err != nil || !j.checkSize(what, size) {
 		return nil
 	}
-	b, err := j.upload(what, size, usage, regions)
+	b, err := j.fill(what, size, usage, zero, regions)
 	if err != nil {
 		j.fail("gpu: %s: %s buffer (%d bytes): %v", j.op, what, size, err)
 		return nil
 	}
-	bb := &buffer{b: b, size: size}
-	j.bufs = append(j.bufs, bb)
-	return bb
+	return b
 }
 
-// input uploads read-only data, padded to whole words.
+// input uploads read-only data (zero-padded to whole words).
 func (j *job) input(what string, data []byte) *buffer {
-	n := max(4, round4(len(data)))
-	buf := data
-	if len(buf) != n {
-		buf = make([]byte, n)
-		copy(buf, data)
-	}
-	return j.filled(what, uint64(n), wgpu.BufferUsageStorage|wgpu.BufferUsageCopyDst, region{0, buf})
+	return j.filled(what, inBytes(len(data)), wgpu.BufferUsageStorage|wgpu.BufferUsageCopyDst, false, region{0, data})
 }
 
 // words uploads u32 parameters.
@@ -398,23 +619,35 @@ func (j *job) words(what string, w []uint32) *buffer {
 // output allocates a read-back buffer that the kernel overwrites element by
 // element. Guarded outputs get guardWords poisoned words at both ends and
 // poisoned tail lanes; init (if non-nil, len == payload) is the payload's
-// initial content, zeros otherwise — and poison when the device's
-// poisonBodies is set (tests), so an element a kernel forgets to write
-// cannot pass for a correct zero.
+// initial content — else the body is unspecified (the kernel writes all of
+// it), and poison when the device's poisonBodies is set (tests), so an
+// element a kernel forgets to write cannot pass for a correct value.
 func (j *job) output(what string, payload int, init []byte, guarded bool) *outBuf {
 	if init == nil && guarded && j.d.poisonBodies {
 		init = bytes.Repeat([]byte{poison}, payload)
 	}
-	return j.outputInit(what, payload, init, guarded)
+	return j.outputInit(what, payload, init, guarded, false)
+}
+
+// outputTensor is a guarded output whose payload lands in t (dtype and
+// shape set, no Data yet): t.Data is allocated — and zeroed by Go, a
+// memory-bound pass as long as the result — on another goroutine while the
+// device runs the call, then receives the payload straight from the
+// mapping.
+func (j *job) outputTensor(what string, t *tensor.Tensor) *outBuf {
+	o := j.output(what, tensor.NumElems(t.Shape)*t.DType.Size(), nil, true)
+	o.result = t
+	return o
 }
 
 // accumulator allocates a read-back buffer that starts zeroed because the
 // kernel adds into it (pad backward's CAS accumulation, counters).
 func (j *job) accumulator(what string, payload int, guarded bool) *outBuf {
-	return j.outputInit(what, payload, nil, guarded)
+	j.once = true
+	return j.outputInit(what, payload, nil, guarded, true)
 }
 
-func (j *job) outputInit(what string, payload int, init []byte, guarded bool) *outBuf {
+func (j *job) outputInit(what string, payload int, init []byte, guarded, zero bool) *outBuf {
 	words := max(1, round4(payload)/4)
 	g := 0
 	if guarded {
@@ -422,20 +655,15 @@ func (j *job) outputInit(what string, payload int, init []byte, guarded bool) *o
 	}
 	size := uint64(4 * (words + 2*g))
 	// Only the guard words, the last (possibly partial) payload word with
-	// its poisoned tail lanes, and an explicit init are uploaded: the zero
-	// body comes free (WebGPU zero-fills new buffers), which keeps the
-	// end-to-end time free of an output-sized copy.
+	// its poisoned tail lanes, and an explicit init are uploaded: the body
+	// is the kernel's to write (or zero, for an accumulator), which keeps
+	// the end-to-end time free of an output-sized copy.
 	var regions []region
 	if init != nil {
-		content := make([]byte, size)
-		copy(content[4*g:], init)
-		regions = append(regions, region{0, content})
+		regions = append(regions, region{uint64(4 * g), init[:payload&^3]})
 	}
 	if guarded {
-		head := make([]byte, 4*g)
-		for i := range head {
-			head[i] = poison
-		}
+		head := bytes.Repeat([]byte{poison}, 4*g)
 		from := 4*g + payload&^3
 		tail := make([]byte, int(size)-from)
 		if init != nil {
@@ -445,8 +673,12 @@ func (j *job) outputInit(what string, payload int, init []byte, guarded bool) *o
 			tail[i] = poison
 		}
 		regions = append(regions, region{0, head}, region{uint64(from), tail})
+	} else if init != nil && payload&3 != 0 {
+		tail := make([]byte, 4)
+		copy(tail, init[payload&^3:])
+		regions = append(regions, region{uint64(payload &^ 3), tail})
 	}
-	b := j.filled(what, size, wgpu.BufferUsageStorage|wgpu.BufferUsageCopySrc|wgpu.BufferUsageCopyDst, regions...)
+	b := j.filled(what, size, wgpu.BufferUsageStorage|wgpu.BufferUsageCopySrc|wgpu.BufferUsageCopyDst, zero, regions...)
 	if b == nil {
 		return &outBuf{}
 	}
@@ -455,11 +687,17 @@ func (j *job) outputInit(what string, payload int, init []byte, guarded bool) *o
 	return o
 }
 
-// scratch allocates a device-only read-write buffer, zero-filled by WebGPU
-// itself (no upload).
+// scratch allocates a device-only read-write buffer whose content the
+// kernels write before they read it.
 func (j *job) scratch(what string, bytes int) *buffer {
-	n := max(4, round4(bytes))
-	return j.filled(what, uint64(n), wgpu.BufferUsageStorage|wgpu.BufferUsageCopyDst)
+	return j.filled(what, inBytes(bytes), wgpu.BufferUsageStorage|wgpu.BufferUsageCopyDst, false)
+}
+
+// zeros allocates a device-only read-write buffer that starts zeroed
+// (counters that kernels add into atomically).
+func (j *job) zeros(what string, bytes int) *buffer {
+	j.once = true
+	return j.filled(what, inBytes(bytes), wgpu.BufferUsageStorage|wgpu.BufferUsageCopyDst, true)
 }
 
 // groups converts a thread count to workgroups.
@@ -467,7 +705,8 @@ func groupsFor(threads uint64) uint64 { return (threads + wgSize - 1) / wgSize }
 
 // dispatch records one compute pass running p over `groups` workgroups
 // (split into a 2-D grid past maxComputeWorkgroupsPerDimension; the shaders
-// bound-check the flat id, so the grid's tail is harmless).
+// bound-check the flat id, so the grid's tail is harmless). The pass is
+// encoded by run(), after every upload of the call.
 func (j *job) dispatch(p *pipe, groups uint64, bufs ...*buffer) {
 	if j.err != nil || groups == 0 {
 		return
@@ -502,13 +741,29 @@ func (j *job) dispatch(p *pipe, groups uint64, bufs ...*buffer) {
 		j.fail("gpu: %s: bind group for %s: %v", j.op, p.name, err)
 		return
 	}
-	defer bg.Release()
-	pass := j.enc.BeginComputePass(nil)
-	pass.SetPipeline(p.pipeline)
-	pass.SetBindGroup(0, bg, nil)
-	pass.DispatchWorkgroups(uint32(x), uint32(y), 1)
-	pass.End()
-	pass.Release()
+	j.passes = append(j.passes, pass{p: p, bg: bg, x: uint32(x), y: uint32(y)})
+}
+
+// encodePasses records the call's passes between the two kernel-time
+// stamps, `repeat` times over when the device is timing repeats and the
+// passes can be repeated (they overwrite what they write).
+func (j *job) encodePasses() int {
+	reps := max(1, j.d.repeat)
+	if j.once {
+		reps = 1
+	}
+	j.d.plat.stampBegin(j)
+	for range reps {
+		for _, ps := range j.passes {
+			cp := j.enc.BeginComputePass(nil)
+			cp.SetPipeline(ps.p.pipeline)
+			cp.SetBindGroup(0, ps.bg, nil)
+			cp.DispatchWorkgroups(ps.x, ps.y, 1)
+			cp.End()
+			cp.Release()
+		}
+	}
+	return reps
 }
 
 // run submits the job, waits for every output to come back, checks guards
@@ -519,10 +774,10 @@ func (j *job) run() error {
 		if d.wedged {
 			return // a map is still pending: destroying its buffer would run the callback
 		}
-		for _, b := range j.bufs {
-			b.b.Destroy()
-			b.b.Release()
+		for _, ps := range j.passes {
+			ps.bg.Release()
 		}
+		d.recycle(j.bufs)
 		if j.enc != nil {
 			j.enc.Release()
 		}
@@ -534,20 +789,23 @@ func (j *job) run() error {
 		return j.err
 	}
 	d.lastKernel = 0
+	if j.err != nil {
+		d.plat.popScopes(d)
+		return j.err
+	}
+	reps := j.encodePasses()
 	stamps := d.plat.stampEnd(j)
-	var stages []*buffer
 	for _, o := range j.outs {
 		if j.err != nil {
 			break
 		}
-		o.stage = j.newBuffer("readback", o.size, wgpu.BufferUsageMapRead|wgpu.BufferUsageCopyDst)
+		o.stage = j.get("readback", o.size, wgpu.BufferUsageMapRead|wgpu.BufferUsageCopyDst, false)
 		if o.stage == nil {
 			break
 		}
 		if err := j.enc.CopyBufferToBuffer(o.buf.b, 0, o.stage.b, 0, o.size); err != nil {
 			j.fail("gpu: %s: copy to readback: %v", j.op, err)
 		}
-		stages = append(stages, o.stage)
 	}
 	cmd, err := j.enc.Finish(nil)
 	if err != nil {
@@ -558,12 +816,22 @@ func (j *job) run() error {
 		return j.err
 	}
 	t0 := time.Now()
+	d.lastSetup = t0.Sub(j.t0)
 	d.queue.Submit(cmd)
 	cmd.Release()
+	for _, o := range j.outs {
+		if o.result != nil {
+			o.ready = make(chan struct{})
+			go func(o *outBuf) {
+				o.result.Data = tensor.New(o.result.DType, o.result.Shape).Data
+				close(o.ready)
+			}(o)
+		}
+	}
 	if err := d.plat.popScopes(d); err != nil {
 		return fmt.Errorf("gpu: %s: %v", j.op, err)
 	}
-	raw, err := d.plat.readBack(d, stages)
+	err = d.plat.readBack(d, j)
 	d.last = time.Since(t0)
 	if err != nil {
 		return fmt.Errorf("gpu: %s: %v", j.op, err)
@@ -571,28 +839,62 @@ func (j *job) run() error {
 	if err := d.lostErr(); err != nil {
 		return fmt.Errorf("gpu: %s: %v", j.op, err)
 	}
-	for i, o := range j.outs {
-		b := raw[i]
-		if !o.guarded {
-			o.data = b[:o.payload]
-			continue
-		}
-		body := b[4*guardWords:]
-		for k := range 4 * guardWords {
-			if b[k] != poison {
-				return fmt.Errorf("gpu: %s: internal: guard word before the output was overwritten (byte %d = %#x)", j.op, k, b[k])
-			}
-		}
-		tail := body[o.payload:]
-		for k, v := range tail {
-			if v != poison {
-				return fmt.Errorf("gpu: %s: internal: output overrun: byte %d past the %d-byte payload was overwritten (%#x)", j.op, k, o.payload, v)
-			}
-		}
-		o.data = body[:o.payload]
-	}
-	d.lastKernel = d.plat.kernelTime(stamps)
+	d.lastKernel = d.plat.kernelTime(stamps) / time.Duration(reps)
 	return nil
+}
+
+// take checks a mapped readback (guard words, tail lanes) and copies its
+// payload to o.into (or a new slice) as o.data.
+func (j *job) take(o *outBuf, m []byte) error {
+	if !o.guarded {
+		o.data = append([]byte(nil), m[:o.payload]...)
+		return nil
+	}
+	for k := range 4 * guardWords {
+		if m[k] != poison {
+			return fmt.Errorf("internal: guard word before the output was overwritten (byte %d = %#x)", k, m[k])
+		}
+	}
+	if o.ready != nil {
+		<-o.ready
+		o.into = o.result.Data
+	}
+	body := m[4*guardWords:]
+	for k, v := range body[o.payload:o.size-4*guardWords] {
+		if v != poison {
+			return fmt.Errorf("internal: output overrun: byte %d past the %d-byte payload was overwritten (%#x)", k, o.payload, v)
+		}
+	}
+	if o.into == nil {
+		o.into = make([]byte, o.payload)
+	}
+	pcopy(o.into, body[:o.payload])
+	o.data = o.into
+	return nil
+}
+
+// pcopy copies src into dst (equal lengths) with several goroutines when
+// it is large: a readback or upload of tens of megabytes is host-memory
+// bound, and first-touch page faults of a new result run in parallel.
+func pcopy(dst, src []byte) {
+	const piece = 4 << 20
+	n := len(src)
+	workers := min(runtime.GOMAXPROCS(0), 8, n/piece)
+	if workers < 2 {
+		copy(dst, src)
+		return
+	}
+	var wg sync.WaitGroup
+	per := (n/workers + 63) &^ 63
+	for lo := 0; lo < n; lo += per {
+		hi := min(lo+per, n)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			copy(dst[lo:hi], src[lo:hi])
+		}()
+	}
+	wg.Wait()
 }
 
 func putU32(b []byte, v uint32) {

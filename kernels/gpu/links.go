@@ -126,6 +126,14 @@ func Links(d *Device) []kernels.Link {
 	for _, o := range own {
 		links = append(links, kernels.Link{EntryPoint: wgslEP + o.kernel, Serves: o.serves, Impl: o.impl, Where: "shaders/wgsl/" + o.where + " in kernels/gpu"})
 	}
+	// The deterministic pad backward: not yet a dispatch target (the seed's
+	// pad_backward_* serve `fkc run pad_backward`); runs from its page.
+	links = append(links, kernels.Link{EntryPoint: wgslEP + "pad_backward",
+		Runs: kernels.Variants("pad_backward", kernels.PadForms...),
+		Impl: func(c *kernels.Call) (*tensor.Tensor, error) {
+			return d.PadBackwardGather(c.Inputs["grad_out"], c.Mode, c.Padding)
+		},
+		Where: "shaders/wgsl/pad_backward_gather.wgsl in kernels/gpu (PadBackwardGather)"})
 	return links
 }
 
