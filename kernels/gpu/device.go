@@ -860,7 +860,7 @@ func (j *job) take(o *outBuf, m []byte) error {
 		o.into = o.result.Data
 	}
 	body := m[4*guardWords:]
-	for k, v := range body[o.payload:o.size-4*guardWords] {
+	for k, v := range body[o.payload : o.size-4*guardWords] {
 		if v != poison {
 			return fmt.Errorf("internal: output overrun: byte %d past the %d-byte payload was overwritten (%#x)", k, o.payload, v)
 		}

@@ -60,7 +60,7 @@ func TestPadBackwardGatherBitwise(t *testing.T) {
 	}
 	r := rand.New(rand.NewSource(40))
 	cases := append(padCases(),
-		padCase{[]int{2}, pp(5000, 5000)},     // replicate: 5000 contributions per slot
+		padCase{[]int{2}, pp(5000, 5000)},        // replicate: 5000 contributions per slot
 		padCase{[]int{2, 2}, pp(40, 40, 40, 40)}, // replicate: corner slots gather 41·41
 		padCase{[]int{1, 1}, pp(0, 0, 0, 0)},
 		padCase{[]int{4, 1, 3}, pp(0, 3, 2, 2, 1, 0)},
