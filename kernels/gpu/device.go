@@ -164,7 +164,7 @@ func (d *Device) warm(dur time.Duration) error {
 	// whole H200 at 1980 MHz per round trip; a software adapter gets a
 	// token load.
 	groups := uint64(8192)
-	if strings.EqualFold(d.info.AdapterType, "cpu") {
+	if d.softwareAdapter() {
 		groups = 4
 	}
 	start := time.Now()
@@ -195,6 +195,11 @@ func (d *Device) SetKernelRepeat(n int) {
 	defer d.mu.Unlock()
 	d.repeat = max(1, n)
 }
+
+// softwareAdapter reports a CPU adapter (lavapipe): it runs kernels on the
+// host's cores, and stops a shader invocation after 65,535 loop iterations
+// in all (the kernels keep every invocation within loopBudget).
+func (d *Device) softwareAdapter() bool { return strings.EqualFold(d.info.AdapterType, "cpu") }
 
 // Info describes the adapter.
 func (d *Device) Info() AdapterInfo { return d.info }

@@ -29,101 +29,52 @@ type indexCall struct {
 	init           []byte
 }
 
-func (d *Device) runIndex(c *indexCall) (*tensor.Tensor, error) {
+// loopBudget is the most loop iterations one kernel invocation may spend:
+// lavapipe stops an invocation silently after 65,535 in all (every loop of
+// it counts), so every kernel whose loops depend on the input keeps within
+// half of that. The host picks passes and paths by it.
+const loopBudget = 1 << 15
+
+// prepIndex validates the sizes of an index call (movers and adds) and
+// sizes its buffers before anything is built; extra lists the call's
+// other buffers. done is set when the output is empty with no index to
+// check.
+func (d *Device) prepIndex(c *indexCall, extra ...sized) (n, nIdx int, done bool, err error) {
 	if err := checkRank(c.op, len(c.a)); err != nil {
-		return nil, err
+		return 0, 0, false, err
 	}
-	n := tensor.NumElems(c.outShape)
+	n = tensor.NumElems(c.outShape)
 	for _, v := range []int{n, c.data.NumElems(), c.idx.NumElems()} {
 		if err := checkElems(c.op, v); err != nil {
-			return nil, err
+			return 0, 0, false, err
 		}
 	}
-	nIdx := c.idx.NumElems()
+	nIdx = c.idx.NumElems()
 	if n == 0 && nIdx == 0 {
-		return tensor.New(c.data.DType, c.outShape), nil
+		return n, nIdx, true, nil
 	}
 	for _, sh := range [][]int{c.a, c.b, c.outShape} {
 		if err := checkDims(c.op, "size", sh...); err != nil {
-			return nil, err
+			return 0, 0, false, err
 		}
 	}
-	eb := c.data.DType.Size()
-	// Size every buffer (the adds' bucket tables too) before building any.
-	bufs := []sized{{"data", inBytes(len(c.data.Data))}, {"indices", inBytes(len(c.idx.Data))}, {"out", outBytes(n * eb)}}
-	if c.src != nil {
-		bufs = append(bufs, sized{"src", inBytes(len(c.src.Data))})
-	}
-	switch c.entry {
-	case "index_add":
-		bufs = append(bufs, sized{"bucket_off", 4 * uint64(c.bound+1)}, sized{"bucket_order", inBytes(4 * nIdx)})
-	case "scatter_add":
-		bufs = append(bufs, sized{"bucket_off", 4 * uint64(n+1)}, sized{"bucket_order", inBytes(4 * nIdx)})
-	}
-	if err := d.fits(c.op, bufs...); err != nil {
-		return nil, err
-	}
-	out := &tensor.Tensor{DType: c.data.DType, Shape: append([]int{}, c.outShape...)}
-	var defs []wgsl.Def
-	name := fmt.Sprintf("%s_b%d", c.entry, eb)
-	if c.add {
-		defs = []wgsl.Def{{Name: "EB", Value: 4}, {Name: "DT", Value: dtTag(c.data.DType)}}
-		name = c.entry + "_" + dtName(c.data.DType)
-	} else {
-		defs = []wgsl.Def{{Name: "EB", Value: uint32(eb)}, {Name: "DT", Value: 0}}
-	}
-	// scatter_add_rows' tile: the most columns whose sums and bids (8
-	// bytes each) fit the adapter's workgroup memory, up to 4096.
-	sct := uint32(4096)
-	for sct > 256 && 8*sct+16 > d.info.MaxComputeWorkgroupStorageSize {
-		sct /= 2
-	}
-	defs = append(defs, wgsl.Def{Name: "SCT", Value: sct})
-	name += fmt.Sprintf("_sct%d", sct)
-	rw := []bool{false, false, false, false, true, true, false}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if I, _, _ := c.fast(); c.entry == "index_select" && n > 0 && I*eb%16 == 0 {
-		return d.selectRows(c, out, I*eb/16)
-	}
-	pchk, err := d.pipeline(kernelSpec{name: name, file: "index.wgsl", entry: "check", defs: defs, rw: rw})
-	if err != nil {
-		return nil, err
-	}
-	pk, err := d.pipeline(kernelSpec{name: name, file: "index.wgsl", entry: c.entry, defs: defs, rw: rw})
-	if err != nil {
-		return nil, err
-	}
-	// Rows staged in workgroup memory (index.wgsl gather_rows,
-	// index_add_rows): dim last, a row of at most 16 KiB that starts on a
-	// word, enough rows to fill the device.
-	entry, rows := c.entry, 0
-	if c.entry == "scatter_add" && c.scatterRows() && n/c.bound >= 64 {
-		entry, rows = "scatter_add_rows", n/c.bound
-	}
-	if I, J, ok := c.fast(); ok && I == 1 && J > 0 && (c.entry == "gather" || c.entry == "index_add") {
-		el := c.data.DType.Size()
-		row := c.bound // gather: the data row
-		if c.add {
-			row = c.length // index_add: the src row
-		}
-		if (el == 4 || (el == 2 && row%2 == 0 && J%2 == 0)) && row*el <= 16<<10 && n/J >= 64 {
-			entry, rows = c.entry+"_rows", n/J
-		}
-	}
-	if entry != c.entry {
-		if pk, err = d.pipeline(kernelSpec{name: name, file: "index.wgsl", entry: entry, defs: defs, rw: rw}); err != nil {
-			return nil, err
-		}
-	}
-	var off, order []uint32
-	switch entry {
-	case "index_add", "index_add_rows":
-		off, order = bucketsByIndex(c.idx.U32(), c.bound)
-	case "scatter_add":
-		off, order = bucketsByTarget(c.idx.U32(), c.src.Shape, c.a, c.dim, c.bound)
-	}
-	p := make([]uint32, 32)
+	bufs := append([]sized{{"data", inBytes(len(c.data.Data))}, {"indices", inBytes(len(c.idx.Data))},
+		{"out", outBytes(n * c.data.DType.Size())}}, extra...)
+	return n, nIdx, false, d.fits(c.op, bufs...)
+}
+
+// checkPipe is index.wgsl's bounds check (one thread per index); its
+// bindings are the movers': params, data, indices, out, error word.
+func (d *Device) checkPipe() (*pipe, error) {
+	return d.pipeline(kernelSpec{name: "index_check", file: "index.wgsl", entry: "check", defs: []wgsl.Def{{Name: "EB", Value: 4}}, rw: moverRW})
+}
+
+var moverRW = []bool{false, false, false, true, true}
+
+// indexParams is the P block of index.wgsl and index_add.wgsl (40 words:
+// the pass words of the adds follow at 32).
+func (c *indexCall) indexParams(n, nIdx int) []uint32 {
+	p := make([]uint32, 40)
 	p[0], p[1], p[2], p[3], p[4], p[5] = uint32(n), uint32(len(c.a)), uint32(c.dim), uint32(nIdx), uint32(c.bound), uint32(c.length)
 	for i := range c.a {
 		p[8+i] = uint32(c.a[i])
@@ -136,37 +87,60 @@ func (d *Device) runIndex(c *indexCall) (*tensor.Tensor, error) {
 	if I, J, ok := c.fast(); ok {
 		p[6], p[7] = uint32(I), uint32(J)
 	}
+	return p
+}
+
+// runIndex runs a data mover (index_select, gather) from index.wgsl.
+func (d *Device) runIndex(c *indexCall) (*tensor.Tensor, error) {
+	n, nIdx, done, err := d.prepIndex(c)
+	if err != nil {
+		return nil, err
+	}
+	if done {
+		return tensor.New(c.data.DType, c.outShape), nil
+	}
+	eb := c.data.DType.Size()
+	out := &tensor.Tensor{DType: c.data.DType, Shape: append([]int{}, c.outShape...)}
+	defs := []wgsl.Def{{Name: "EB", Value: uint32(eb)}}
+	name := fmt.Sprintf("index_b%d", eb)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if I, _, _ := c.fast(); c.entry == "index_select" && n > 0 && I*eb%16 == 0 {
+		return d.selectRows(c, out, I*eb/16)
+	}
+	// gather along the last axis stages each data row (up to 16 KiB) in
+	// workgroup memory (index.wgsl gather_rows), given enough rows to
+	// fill the device and a row loop within the budget.
+	entry, rows := c.entry, 0
+	if I, J, ok := c.fast(); ok && c.entry == "gather" && I == 1 && J > 0 {
+		if (eb == 4 || (eb == 2 && c.bound%2 == 0 && J%2 == 0)) && c.bound*eb <= 16<<10 && n/J >= 64 && J/wgSize+32 <= loopBudget {
+			entry, rows = "gather_rows", n/J
+		}
+	}
+	pk, err := d.pipeline(kernelSpec{name: name, file: "index.wgsl", entry: entry, defs: defs, rw: moverRW})
+	if err != nil {
+		return nil, err
+	}
 	j := d.begin(c.op)
-	params := j.words("params", p)
+	params := j.words("params", c.indexParams(n, nIdx))
 	data := j.input("data", c.data.Data)
 	idx := j.input("indices", c.idx.Data)
-	src := idx
-	if c.src != nil {
-		src = j.input("src", c.src.Data)
-	}
 	dst := j.outputTensor("out", out)
 	flag := j.output("index_error", 4, []byte{0xff, 0xff, 0xff, 0xff}, false)
-	// The adds read their bucket table: off at binding 6, order in the
-	// indices' slot (the check pass reads the indices themselves).
-	ob, kidx := idx, idx
-	if c.add && entry != "scatter_add_rows" {
-		ob, kidx = j.words("bucket_off", off), j.words("bucket_order", order)
+	if n == 0 {
+		// The movers check every index they read; an empty output reads
+		// none, so the check pass runs instead.
+		pchk, err := d.checkPipe()
+		if err != nil {
+			return nil, err
+		}
+		j.dispatch(pchk, groupsFor(uint64(nIdx)), params, data, idx, dst.buf, flag.buf)
 	}
-	// The movers read every index whenever the output is not empty, and
-	// report the first bad one themselves; the adds read bucket tables
-	// instead, and an empty output reads nothing: those run the check.
-	if (c.add && entry != "scatter_add_rows") || n == 0 {
-		j.dispatch(pchk, groupsFor(uint64(nIdx)), params, data, idx, src, dst.buf, flag.buf, ob)
-	}
-	words := elemWords(n, eb)
-	if c.add {
-		words = elemWords(n, c.data.DType.Size())
-	}
-	groups := groupsFor(words)
+	groups := groupsFor(elemWords(n, eb))
 	if rows > 0 {
 		groups = uint64(rows) // one workgroup per output row
 	}
-	j.dispatch(pk, groups, params, data, kidx, src, dst.buf, flag.buf, ob)
+	j.dispatch(pk, groups, params, data, idx, dst.buf, flag.buf)
 	return c.finish(j, flag, out)
 }
 
@@ -199,21 +173,6 @@ func (d *Device) selectRows(c *indexCall, out *tensor.Tensor, R int) (*tensor.Te
 	flag := j.output("index_error", 4, []byte{0xff, 0xff, 0xff, 0xff}, false)
 	j.dispatch(p, groupsFor(uint64(units)), params, idx, data, dst.buf, flag.buf)
 	return c.finish(j, flag, out)
-}
-
-// scatterRows reports whether scatter_add takes scatter_add_rows: dim is
-// the last axis, src (and indices) span base on the other axes, and an
-// output row starts on a word.
-func (c *indexCall) scatterRows() bool {
-	if c.dim != len(c.a)-1 || (c.data.DType.Size() == 2 && c.bound%2 != 0) {
-		return false
-	}
-	for a := range c.dim {
-		if c.b[a] != c.a[a] {
-			return false
-		}
-	}
-	return true
 }
 
 // fast reports whether the call takes index.wgsl's fast path — the data
@@ -273,125 +232,4 @@ func (d *Device) Embedding(table, ids *tensor.Tensor) (*tensor.Tensor, error) {
 	return d.runIndex(&indexCall{op: op, entry: "index_select", data: table, idx: ids, dim: 0,
 		outShape: shape, a: table.Shape, b: ids.Shape, bound: V, length: ids.Shape[0],
 		operand: "ids", limit: "V"})
-}
-
-// noF64 refuses F64 for the adds: WGSL in browsers has no f64 arithmetic,
-// so the project's GPU contract lists F32, F16, BF16 only.
-func noF64(op string, base *tensor.Tensor) error {
-	if base.DType == tensor.F64 {
-		return fmt.Errorf("%s: F64 is not available on the GPU kernels (contract fkc-wgsl-kernels: dtypes [F32, F16, BF16]); runs on CPU", op)
-	}
-	return nil
-}
-
-// IndexAdd: copy of base with out[..., idx[i], ...] += src[..., i, ...],
-// deterministic: one thread per output element adds its contributions in
-// src flat order, in the dtype (bitwise equal to the CPU oracle); the
-// contributions come from a host-built bucket table (O(base_n + src_n)).
-func (d *Device) IndexAdd(base, indices, src *tensor.Tensor, dim int) (*tensor.Tensor, error) {
-	const op = "index_add"
-	if err := kernels.CheckIndexAdd(base, indices, src, dim); err != nil {
-		return nil, err
-	}
-	if err := noF64(op, base); err != nil {
-		return nil, err
-	}
-	return d.runIndex(&indexCall{op: op, entry: "index_add", data: base, idx: indices, src: src, dim: dim,
-		outShape: base.Shape, a: base.Shape, b: src.Shape, bound: base.Shape[dim], length: indices.Shape[0],
-		operand: "indices", limit: "base.shape[dim]", add: true})
-}
-
-// ScatterAdd: copy of base with out[p with dim <- idx[p]] += src[p],
-// deterministic: one thread per output element adds its contributions in
-// src flat order, in the dtype (bitwise equal to the CPU oracle); the
-// contributions come from a host-built bucket table (O(base_n + src_n)).
-func (d *Device) ScatterAdd(base, indices, src *tensor.Tensor, dim int) (*tensor.Tensor, error) {
-	const op = "scatter_add"
-	if err := kernels.CheckScatterAdd(base, indices, src, dim); err != nil {
-		return nil, err
-	}
-	if err := noF64(op, base); err != nil {
-		return nil, err
-	}
-	return d.runIndex(&indexCall{op: op, entry: "scatter_add", data: base, idx: indices, src: src, dim: dim,
-		outShape: base.Shape, a: base.Shape, b: src.Shape, bound: base.Shape[dim], length: src.Shape[dim],
-		operand: "indices", limit: "base.shape[dim]", add: true})
-}
-
-// bucketsByIndex is index_add's bucket table, a stable counting sort of the
-// index positions by value: bucket c = order[off[c]:off[c+1]] lists the i
-// with idx[i] == c in ascending order. Out-of-range indices are left out
-// (the GPU check pass reports them).
-func bucketsByIndex(idx []uint32, nb int) (off, order []uint32) {
-	off = make([]uint32, nb+1)
-	for _, v := range idx {
-		if int64(v) < int64(nb) {
-			off[v+1]++
-		}
-	}
-	for c := range nb {
-		off[c+1] += off[c]
-	}
-	order = make([]uint32, off[nb])
-	cur := append([]uint32(nil), off[:nb]...)
-	for i, v := range idx {
-		if int64(v) < int64(nb) {
-			order[cur[v]] = uint32(i)
-			cur[v]++
-		}
-	}
-	return off, order
-}
-
-// bucketsByTarget is scatter_add's bucket table: every src flat position p
-// goes to the output element it adds into (p's coordinates in base, dim <-
-// idx[p]); bucket e = order[off[e]:off[e+1]] lists those p in ascending
-// (src flat) order. Out-of-range indices are left out (the GPU check pass
-// reports them).
-func bucketsByTarget(idx []uint32, srcShape, baseShape []int, dim, bound int) (off, order []uint32) {
-	nBase := tensor.NumElems(baseShape)
-	bst := tensor.Strides(baseShape)
-	const none = ^uint32(0)
-	tgt := make([]uint32, len(idx))
-	rank := len(srcShape)
-	coord := make([]int, rank)
-	eoff := 0 // Σ_{a != dim} coord[a]·bst[a]
-	for p, v := range idx {
-		if int64(v) < int64(bound) {
-			tgt[p] = uint32(eoff + int(v)*bst[dim])
-		} else {
-			tgt[p] = none
-		}
-		for a := rank - 1; a >= 0; a-- {
-			coord[a]++
-			if a != dim {
-				eoff += bst[a]
-			}
-			if coord[a] < srcShape[a] {
-				break
-			}
-			if a != dim {
-				eoff -= coord[a] * bst[a]
-			}
-			coord[a] = 0
-		}
-	}
-	off = make([]uint32, nBase+1)
-	for _, e := range tgt {
-		if e != none {
-			off[e+1]++
-		}
-	}
-	for e := range nBase {
-		off[e+1] += off[e]
-	}
-	order = make([]uint32, off[nBase])
-	cur := append([]uint32(nil), off[:nBase]...)
-	for p, e := range tgt {
-		if e != none {
-			order[cur[e]] = uint32(p)
-			cur[e]++
-		}
-	}
-	return off, order
 }

@@ -136,7 +136,7 @@ func (d *Device) gatherPasses(maxC uint64) (chain, passes uint64, err error) {
 	chain = gatherChain
 	passes = max(1, (maxC+chain-1)/chain)
 	if passes > 1024 {
-		if d.info.AdapterType == "CPU" || d.info.AdapterType == "cpu" {
+		if d.softwareAdapter() {
 			return 0, 0, &kernels.Unavailable{Kernel: PadBackwardGatherKernel, Need: fmt.Sprintf("at most %d ordered adds per slot on a software adapter; this call has %d", 1024*gatherChain, maxC)}
 		}
 		chain = (maxC + 1023) / 1024

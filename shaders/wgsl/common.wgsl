@@ -46,14 +46,11 @@ fn f16_bits_to_f32_bits(h: u32) -> u32 {
         if (m == 0u) {
             return s;                                   // ±0
         }
-        var mm = m;                                     // subnormal m·2^-24: normalise
-        var ee = 113u;
-        loop {
-            if ((mm & 0x400u) != 0u) { break; }
-            mm = mm << 1u;
-            ee = ee - 1u;
-        }
-        return s | (ee << 23u) | ((mm & 0x3ffu) << 13u);
+        // subnormal m·2^-24: normalise with one shift (no loop: lavapipe
+        // stops an invocation after 65,535 loop iterations in all, and a
+        // fold of many subnormal halves would spend them here)
+        let sh = countLeadingZeros(m) - 21u;            // 1..10: brings bit 10 up
+        return s | ((113u - sh) << 23u) | (((m << sh) & 0x3ffu) << 13u);
     }
     return s | ((e + 112u) << 23u) | (m << 13u);
 }

@@ -1,0 +1,357 @@
+package gpu
+
+import (
+	"fmt"
+
+	"github.com/fkc-playground/fkc/kernels"
+	"github.com/fkc-playground/fkc/shaders/wgsl"
+	"github.com/fkc-playground/fkc/tensor"
+)
+
+// The deterministic adds on the GPU (shaders/wgsl/index_add.wgsl):
+// index_add and scatter_add, F32/F16/BF16 everywhere and F64 where the
+// adapter has shader-f64. Every output element receives its contributions
+// in ascending src flat order, one add at a time in the dtype: bitwise the
+// CPU oracle's result.
+
+// addSQ is scatter_add_rows' contributions per thread per chunk, and
+// addRounds its bidding rounds before a contended chunk is swept (ROUNDS
+// in index_add.wgsl).
+const (
+	addSQ     = 4
+	addRounds = 8
+)
+
+// addChain is the most contributions of one bucket that a general add
+// pass folds per element; a unit of two halves folds two elements.
+const addChain = loopBudget / 2
+
+// addKernel describes the add pipelines for one dtype: the element
+// access fragment, DT, PER (elements per output unit) and the value size.
+type addKernel struct {
+	io      string
+	dt, per uint32
+	valB    int
+}
+
+func addKernelFor(dt tensor.DType) addKernel {
+	switch dt {
+	case tensor.F64:
+		return addKernel{"addio64.wgsl", 3, 1, 8}
+	case tensor.F16, tensor.BF16:
+		return addKernel{"addio32.wgsl", dtTag(dt), 2, 4}
+	}
+	return addKernel{"addio32.wgsl", 0, 1, 4}
+}
+
+// sct is scatter_add_rows' tile: the most columns (a power of two, 256 to
+// 4096) whose sums and bids fit the adapter's workgroup memory beside the
+// chunk's published contributions; 0 if not even 256 do.
+func (k addKernel) sct(limit uint32) uint32 {
+	chk := uint32(addSQ * wgSize * (4 + k.valB))
+	for s := uint32(4096); s >= 256; s /= 2 {
+		if s*uint32(4+k.valB)+chk+16 <= limit {
+			return s
+		}
+	}
+	return 0
+}
+
+func (d *Device) addPipe(k addKernel, dt tensor.DType, entry string, sct uint32) (*pipe, error) {
+	return d.pipeline(kernelSpec{
+		name:  fmt.Sprintf("index_add_%s_sq%d_sct%d", dtName(dt), addSQ, sct),
+		file:  "index_add.wgsl",
+		entry: entry,
+		defs: []wgsl.Def{{Name: "DT", Value: k.dt}, {Name: "PER", Value: k.per}, {Name: "SQ", Value: addSQ},
+			{Name: "SCT", Value: max(sct, 256)}, {Frag: k.io}},
+		rw: []bool{false, false, false, false, true, true, false, true},
+	})
+}
+
+// scatterRowsCost is the most loop iterations of one scatter_add_rows
+// invocation per chunk of SQ·W contributions (the loads, ROUNDS bidding
+// rounds, the sweep of a contended chunk), and per tile (its sums in and
+// out), counting the SQ-trip loops as loops.
+const (
+	scatterChunkCost = addSQ + addRounds*(1+3*addSQ) + 3*addSQ + addSQ*wgSize*(1+addSQ) + addSQ + 4
+	scatterTileCost  = 2*4096/wgSize + 4
+)
+
+// runAdd runs index_add or scatter_add.
+func (d *Device) runAdd(c *indexCall) (*tensor.Tensor, error) {
+	dt := c.data.DType
+	if dt == tensor.F64 && !d.info.ShaderF64 {
+		return nil, &kernels.Unavailable{Kernel: c.op + "_f64", Need: "shader-f64", Msg: "runs on CPU"}
+	}
+	k := addKernelFor(dt)
+	scatter := c.entry == "scatter_add"
+	nb := c.bound + 1 // index_add's table: one bucket per index value
+	if scatter {
+		nb = tensor.NumElems(c.outShape) + 1
+	}
+	n, nIdx, done, err := d.prepIndex(c, sized{"src", inBytes(len(c.src.Data))},
+		sized{"bucket_off", 4 * uint64(nb)}, sized{"bucket_order", inBytes(4 * c.idx.NumElems())},
+		sized{"state", uint64(k.valB) * uint64(tensor.NumElems(c.outShape))})
+	if err != nil {
+		return nil, err
+	}
+	if done {
+		return tensor.New(dt, c.outShape), nil
+	}
+	out := &tensor.Tensor{DType: dt, Shape: append([]int{}, c.outShape...)}
+	sct := k.sct(d.info.MaxComputeWorkgroupStorageSize)
+	// Along the last axis with enough rows: one workgroup per row.
+	entry, rows := c.entry, 0
+	switch {
+	case scatter && sct > 0 && c.scatterRows() && n/c.bound >= 64:
+		entry, rows = "scatter_add_rows", n/c.bound
+	case !scatter:
+		if I, J, ok := c.fast(); ok && I == 1 && J > 0 && c.indexAddRows(k, J) && n/J >= 64 {
+			entry, rows = "index_add_rows", n/J
+		}
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	pk, err := d.addPipe(k, dt, entry, sct)
+	if err != nil {
+		return nil, err
+	}
+	p := c.indexParams(n, nIdx)
+	j := d.begin(c.op)
+	data := j.input("data", c.data.Data)
+	idx := j.input("indices", c.idx.Data)
+	src := j.input("src", c.src.Data)
+	dst := j.outputTensor("out", out)
+	flag := j.output("index_error", 4, []byte{0xff, 0xff, 0xff, 0xff}, false)
+	if entry == "scatter_add_rows" {
+		// The kernel checks every index it reads.
+		// The kernel checks every index it reads; it has no table and no
+		// state (bindings 6 and 7: two distinct placeholders, one is
+		// read-only and one writable).
+		none, none2 := j.scratch("unused", 16), j.scratch("unused", 16)
+		for _, ps := range scatterRowsPasses(c.bound, c.length, int(sct)) {
+			copy(p[32:], ps[:])
+			j.dispatch(pk, uint64(rows), j.words("params", p), data, idx, src, dst.buf, flag.buf, none, none2)
+		}
+		return c.finish(j, flag, out)
+	}
+	pchk, err := d.checkPipe()
+	if err != nil {
+		return nil, err
+	}
+	j.dispatch(pchk, groupsFor(uint64(nIdx)), j.words("params", p), data, idx, dst.buf, flag.buf)
+	var off, order []uint32
+	if scatter {
+		off, order = bucketsByTarget(c.idx.U32(), c.src.Shape, c.a, c.dim, c.bound)
+	} else {
+		off, order = bucketsByIndex(c.idx.U32(), c.bound)
+	}
+	kidx := j.words("bucket_order", order)
+	units := (n + int(k.per) - 1) / int(k.per)
+	if rows > 0 {
+		j.dispatch(pk, uint64(rows), j.words("params", p), data, kidx, src, dst.buf, flag.buf, j.words("bucket_off", off), j.scratch("unused", 16))
+		return c.finish(j, flag, out)
+	}
+	// A bucket longer than the chain is continued by further passes over
+	// the units that hold one, its accumulator carried in `state`.
+	long := longUnits(off, n, int(k.per), addChain, func(e int) int {
+		if scatter {
+			return e
+		}
+		return e / max(1, int(p[6])) % c.bound
+	})
+	passes := 1
+	if maxLen := longest(off); int(maxLen) > addChain {
+		passes = (int(maxLen) + addChain - 1) / addChain
+	}
+	state := j.scratch("state", 16)
+	if passes > 1 {
+		state = j.scratch("state", k.valB*n)
+	}
+	p[33], p[35], p[36] = addChain, uint32(len(off)), uint32(len(long))
+	ob := j.words("bucket_off", append(off, long...))
+	for s := range passes {
+		p[32], p[34] = uint32(s*addChain), b2u(s > 0)
+		groups := groupsFor(uint64(units))
+		if s > 0 {
+			groups = groupsFor(uint64(len(long)))
+		}
+		j.dispatch(pk, groups, j.words("params", p), data, kidx, src, dst.buf, flag.buf, ob, state)
+	}
+	return c.finish(j, flag, out)
+}
+
+// longUnits lists the output units (of per elements) holding an element
+// whose bucket (bucketOf(e)) has more than chain entries: the units the
+// continuation passes revisit. Empty when no bucket is that long.
+func longUnits(off []uint32, n, per, chain int, bucketOf func(e int) int) []uint32 {
+	if int(longest(off)) <= chain {
+		return nil
+	}
+	var list []uint32
+	for u := 0; u*per < n; u++ {
+		for e := u * per; e < min(n, (u+1)*per); e++ {
+			if b := bucketOf(e); int(off[b+1]-off[b]) > chain {
+				list = append(list, uint32(u))
+				break
+			}
+		}
+	}
+	return list
+}
+
+// scatterRowsPasses splits a scatter_add_rows call (rows of C columns
+// receiving J contributions) into passes that keep every invocation within
+// the loop budget: each pass takes a group of whole tiles and a range of
+// whole chunks; a pass after the first chunk range starts from the sums
+// the previous one left in the output. Each entry is P[32..35]: columns
+// [c0, c1), contributions [j0, j1).
+func scatterRowsPasses(C, J, sct int) [][4]uint32 {
+	chk := addSQ * wgSize
+	chunks := max(1, (J+chk-1)/chk)
+	tiles := (C + sct - 1) / sct
+	cg := min(chunks, max(1, (loopBudget-scatterTileCost)/scatterChunkCost))
+	tg := min(tiles, max(1, loopBudget/(scatterTileCost+cg*scatterChunkCost)))
+	var ps [][4]uint32
+	for tb := 0; tb < tiles; tb += tg {
+		for jb := 0; jb < chunks; jb += cg {
+			ps = append(ps, [4]uint32{uint32(tb * sct), uint32(min(tb+tg, tiles) * sct), uint32(jb * chk), uint32(min(jb+cg, chunks) * chk)})
+		}
+	}
+	return ps
+}
+
+// indexAddRows reports whether index_add along the last axis (output rows
+// of C elements) can stage its src row: at most 16 KiB, whole output
+// units, and a thread's loop (the row's m contributions, its C/(PER·W)
+// units, the staging) within the budget.
+func (c *indexCall) indexAddRows(k addKernel, C int) bool {
+	el, m := c.data.DType.Size(), c.length
+	if m*el > 16<<10 || (k.per == 2 && (m%2 != 0 || C%2 != 0)) {
+		return false
+	}
+	return m+C/(int(k.per)*wgSize)*(1+int(k.per))+(16<<10)/4/wgSize+4 <= loopBudget
+}
+
+// scatterRows reports whether scatter_add takes scatter_add_rows: dim is
+// the last axis, src (and indices) span base on the other axes, and an
+// output row starts on a word.
+func (c *indexCall) scatterRows() bool {
+	if c.dim != len(c.a)-1 || (c.data.DType.Size() == 2 && c.bound%2 != 0) {
+		return false
+	}
+	for a := range c.dim {
+		if c.b[a] != c.a[a] {
+			return false
+		}
+	}
+	return true
+}
+
+// IndexAdd: copy of base with out[..., idx[i], ...] += src[..., i, ...],
+// deterministic: each output element adds its contributions in src flat
+// order, in the dtype (bitwise equal to the CPU oracle); the contributions
+// come from a host-built bucket table (O(base_n + src_n)), or along the
+// last axis from the staged src row. F64 needs shader-f64.
+func (d *Device) IndexAdd(base, indices, src *tensor.Tensor, dim int) (*tensor.Tensor, error) {
+	const op = "index_add"
+	if err := kernels.CheckIndexAdd(base, indices, src, dim); err != nil {
+		return nil, err
+	}
+	return d.runAdd(&indexCall{op: op, entry: "index_add", data: base, idx: indices, src: src, dim: dim,
+		outShape: base.Shape, a: base.Shape, b: src.Shape, bound: base.Shape[dim], length: indices.Shape[0],
+		operand: "indices", limit: "base.shape[dim]", add: true})
+}
+
+// ScatterAdd: copy of base with out[p with dim <- idx[p]] += src[p],
+// deterministic: each output element adds its contributions in src flat
+// order, in the dtype (bitwise equal to the CPU oracle): along the last
+// axis one workgroup per row (scatter_add_rows), else from a host-built
+// bucket table (O(base_n + src_n)). F64 needs shader-f64.
+func (d *Device) ScatterAdd(base, indices, src *tensor.Tensor, dim int) (*tensor.Tensor, error) {
+	const op = "scatter_add"
+	if err := kernels.CheckScatterAdd(base, indices, src, dim); err != nil {
+		return nil, err
+	}
+	return d.runAdd(&indexCall{op: op, entry: "scatter_add", data: base, idx: indices, src: src, dim: dim,
+		outShape: base.Shape, a: base.Shape, b: src.Shape, bound: base.Shape[dim], length: src.Shape[dim],
+		operand: "indices", limit: "base.shape[dim]", add: true})
+}
+
+// bucketsByIndex is index_add's bucket table, a stable counting sort of the
+// index positions by value: bucket c = order[off[c]:off[c+1]] lists the i
+// with idx[i] == c in ascending order. Out-of-range indices are left out
+// (the GPU check pass reports them).
+func bucketsByIndex(idx []uint32, nb int) (off, order []uint32) {
+	off = make([]uint32, nb+1)
+	for _, v := range idx {
+		if int64(v) < int64(nb) {
+			off[v+1]++
+		}
+	}
+	for c := range nb {
+		off[c+1] += off[c]
+	}
+	order = make([]uint32, off[nb])
+	cur := append([]uint32(nil), off[:nb]...)
+	for i, v := range idx {
+		if int64(v) < int64(nb) {
+			order[cur[v]] = uint32(i)
+			cur[v]++
+		}
+	}
+	return off, order
+}
+
+// bucketsByTarget is scatter_add's bucket table: every src flat position p
+// goes to the output element it adds into (p's coordinates in base, dim <-
+// idx[p]); bucket e = order[off[e]:off[e+1]] lists those p in ascending
+// (src flat) order. Out-of-range indices are left out (the GPU check pass
+// reports them).
+func bucketsByTarget(idx []uint32, srcShape, baseShape []int, dim, bound int) (off, order []uint32) {
+	nBase := tensor.NumElems(baseShape)
+	bst := tensor.Strides(baseShape)
+	const none = ^uint32(0)
+	tgt := make([]uint32, len(idx))
+	rank := len(srcShape)
+	coord := make([]int, rank)
+	eoff := 0 // Σ_{a != dim} coord[a]·bst[a]
+	for p, v := range idx {
+		if int64(v) < int64(bound) {
+			tgt[p] = uint32(eoff + int(v)*bst[dim])
+		} else {
+			tgt[p] = none
+		}
+		for a := rank - 1; a >= 0; a-- {
+			coord[a]++
+			if a != dim {
+				eoff += bst[a]
+			}
+			if coord[a] < srcShape[a] {
+				break
+			}
+			if a != dim {
+				eoff -= coord[a] * bst[a]
+			}
+			coord[a] = 0
+		}
+	}
+	off = make([]uint32, nBase+1)
+	for _, e := range tgt {
+		if e != none {
+			off[e+1]++
+		}
+	}
+	for e := range nBase {
+		off[e+1] += off[e]
+	}
+	order = make([]uint32, off[nBase])
+	cur := append([]uint32(nil), off[:nBase]...)
+	for p, e := range tgt {
+		if e != none {
+			order[cur[e]] = uint32(p)
+			cur[e]++
+		}
+	}
+	return off, order
+}

@@ -1,0 +1,321 @@
+//! uses: split3.wgsl
+// index_add.wgsl — this project's deterministic adds (contracts/project/
+// fkc-wgsl-kernels.fkc.md): index_add and scatter_add, general and along
+// the last axis. The bounds check runs first, from index.wgsl (`check`).
+//
+// Specialisation: DT (0 f32, 1 f16, 2 bf16, 3 f64), PER (elements per
+// output unit), SCT (scatter_add_rows' tile), SQ (its contributions per
+// thread per chunk), and the element access fragment: addio32.wgsl (u32
+// words) or addio64.wgsl (f64, adapters with shader-f64), which defines
+// EW (a word of data, src, dst), AV (a value), load_data / load_src /
+// staged_src, add (one add in the dtype) and the unit_* output helpers.
+//
+// Every output element receives its contributions in ascending src flat
+// order, one add at a time in the dtype: the oracle's order and rounding.
+//
+// Loop budget: lavapipe stops an invocation after 65,535 loop iterations in
+// all, silently. No invocation here loops longer than the host's budget
+// (kernels/gpu loopBudget): a long chain of contributions is continued by
+// further passes that carry the accumulator exactly (`state`, in AV), and
+// the rows kernels take a bounded share of a row per pass.
+
+@group(0) @binding(0) var<storage, read> P: array<u32>;
+// P: [n_out, rank, dim, n_idx, bound, len, I, J, ..., @32: pass words]
+@group(0) @binding(1) var<storage, read> data: array<EW>;
+@group(0) @binding(2) var<storage, read> idx: array<u32>;
+@group(0) @binding(3) var<storage, read> src: array<EW>;
+@group(0) @binding(4) var<storage, read_write> dst: array<EW>;
+@group(0) @binding(5) var<storage, read_write> err: array<atomic<u32>>;
+// off (general adds): bucket b is order[off[b]..off[b+1]], order in `idx`;
+// the continuation passes' list of output units follows at P[35].
+@group(0) @binding(6) var<storage, read> off: array<u32>;
+@group(0) @binding(7) var<storage, read_write> state: array<AV>;
+
+fn bad(pos: u32) {
+    atomicMin(&err[0], pos);
+}
+
+// ---- general adds: one thread per output unit, a host bucket table ----
+//
+// index_add buckets src slices by index value (bucket c lists the i with
+// idx[i] == c, ascending); scatter_add buckets src flat positions by their
+// target element (bucket e lists them ascending). Pass words: P[32] = k0,
+// P[33] = chain (a pass adds contributions k0 .. k0+chain-1 of each
+// bucket), P[34] = 1 on a continuation pass, P[35] / P[36] = offset in
+// `off` / length of the continuation passes' unit list (the units with a
+// bucket longer than the chain).
+
+fn bucket_of(e: u32, scatter: bool) -> u32 {
+    if (scatter) { return e; }
+    return split3(e).y;
+}
+
+// The src element of element e's contribution at table position q.
+fn source_of(e: u32, q: u32, scatter: bool) -> u32 {
+    if (scatter) { return idx[q]; }
+    let s = split3(e);
+    return (s.x * P[5] + idx[q]) * P[6] + s.z;
+}
+
+fn add_unit(t: u32, scatter: bool) {
+    let n = P[0];
+    let cont = P[34] == 1u;
+    var w = t;
+    if (cont) {
+        if (t >= P[36]) { return; }
+        w = off[P[35] + t];
+    }
+    let first = w * PER;
+    if (first >= n) { return; }
+    let k0 = P[32];
+    let k1 = k0 + P[33];
+    var u = EW();
+    if (cont || first + PER > n) {
+        u = unit_read(w);                    // lanes done earlier, or past the end
+    }
+    for (var l = 0u; l < PER; l = l + 1u) {
+        let e = first + l;
+        if (e >= n) { break; }
+        let b = bucket_of(e, scatter);
+        let b0 = off[b];
+        let len = off[b + 1u] - b0;
+        if (cont && len <= k0) { continue; }  // finished in an earlier pass
+        var acc = AV();
+        if (cont) {
+            acc = state[e];
+        } else {
+            acc = load_data(e);
+        }
+        let end = b0 + min(len, k1);
+        for (var q = b0 + k0; q < end; q = q + 1u) {
+            acc = add(acc, load_src(source_of(e, q, scatter)));
+        }
+        if (len > k1) {
+            state[e] = acc;                  // carried to the next pass, exactly
+        }
+        u = unit_set(u, l, acc);
+    }
+    unit_write(w, u);
+}
+
+@compute @workgroup_size(256)
+fn index_add(@builtin(workgroup_id) wid: vec3<u32>,
+             @builtin(num_workgroups) nwg: vec3<u32>,
+             @builtin(local_invocation_index) lid: u32) {
+    add_unit(thread_id(wid, nwg, lid), false);
+}
+
+@compute @workgroup_size(256)
+fn scatter_add(@builtin(workgroup_id) wid: vec3<u32>,
+               @builtin(num_workgroups) nwg: vec3<u32>,
+               @builtin(local_invocation_index) lid: u32) {
+    add_unit(thread_id(wid, nwg, lid), true);
+}
+
+// ---- index_add along the last axis: the src row staged ----
+//
+// One workgroup per output row copies its src row (at most 16 KiB, taken
+// by the host only then) into workgroup memory with coalesced loads, then
+// one thread per output unit folds its columns' buckets from it. A thread
+// loops at most m + C/(PER·W) + SROWN/W times (the buckets of its columns
+// are disjoint): the host takes this kernel only within the budget.
+
+var<workgroup> srow: array<EW, SROWN>;
+
+@compute @workgroup_size(256)
+fn index_add_rows(@builtin(workgroup_id) wid: vec3<u32>,
+                  @builtin(num_workgroups) nwg: vec3<u32>,
+                  @builtin(local_invocation_index) lid: u32) {
+    let o = group_id(wid, nwg);               // output row
+    let C = P[7];
+    let m = P[5];
+    if (o * C >= P[0]) { return; }            // uniform
+    let w0 = o * (m / PER);
+    for (var w = lid; w < m / PER; w = w + W) {
+        srow[w] = src[w0 + w];
+    }
+    workgroupBarrier();
+    for (var w = lid; w < C / PER; w = w + W) {
+        var u = EW();
+        for (var l = 0u; l < PER; l = l + 1u) {
+            let c = w * PER + l;
+            var acc = load_data(o * C + c);
+            let end = off[c + 1u];
+            for (var q = off[c]; q < end; q = q + 1u) {
+                acc = add(acc, staged_src(idx[q]));
+            }
+            u = unit_set(u, l, acc);
+        }
+        unit_write(o * (C / PER) + w, u);
+    }
+}
+
+// ---- scatter_add along the last axis, one workgroup per row ----
+//
+// out[o, c] = base[o, c] + Σ src[o, j] over j with idx[o, j] == c, j
+// ascending. The row's sums live in workgroup memory (sacc, a tile of SCT
+// columns). The row's contributions go by in chunks of CHK = SQ·W in j
+// order, SQ consecutive j per thread. Within a chunk the contributions to
+// one column take turns, smallest j first: each round every pending
+// contribution bids its j for its column (atomicMin), the winners add, the
+// rest bid again. A chunk whose columns are still contended after ROUNDS
+// rounds publishes its pending contributions (scol, sval), and the
+// smallest pending j of each column adds that column's rest in one ordered
+// sweep of the chunk. A thread so loops at most about ROUNDS + CHK times a
+// chunk. No host table, no global atomics; an index >= C is never used
+// (its position goes to err[0]).
+//
+// Pass words: P[32] .. P[33] the columns (whole tiles) and P[34] .. P[35]
+// the j range (whole chunks) of this pass; a pass after the first j range
+// starts from dst, where the previous one left the sums (exact: values of
+// the dtype).
+
+const CHK: u32 = SQ * W;
+const ROUNDS: u32 = 8u;
+
+var<workgroup> sacc: array<AV, SCT>;
+var<workgroup> sown: array<atomic<u32>, SCT>;
+var<workgroup> scol: array<u32, CHK>;
+var<workgroup> sval: array<AV, CHK>;
+var<workgroup> sleft: atomic<u32>;
+var<workgroup> sleftp: u32;
+
+// Is any thread's flag set? (uniform; ends with every thread past a barrier)
+fn any_left(mine: bool, lid: u32) -> bool {
+    if (mine) {
+        atomicAdd(&sleft, 1u);
+    }
+    workgroupBarrier();
+    if (lid == 0u) {
+        sleftp = atomicExchange(&sleft, 0u);
+    }
+    return workgroupUniformLoad(&sleftp) != 0u;
+}
+
+@compute @workgroup_size(256)
+fn scatter_add_rows(@builtin(workgroup_id) wid: vec3<u32>,
+                    @builtin(num_workgroups) nwg: vec3<u32>,
+                    @builtin(local_invocation_index) lid: u32) {
+    let o = group_id(wid, nwg);               // output row
+    let C = P[4];
+    let J = P[5];
+    if (o * C >= P[0]) { return; }            // uniform
+    let jb = P[34];
+    let je = min(P[35], J);
+    for (var c0 = P[32]; c0 < min(P[33], C); c0 = c0 + SCT) {
+        let tile = min(SCT, C - c0);
+        for (var c = lid; c < tile; c = c + W) {
+            if (jb == 0u) {
+                sacc[c] = load_data(o * C + c0 + c);
+            } else {
+                let e = o * C + c0 + c;
+                sacc[c] = unit_lane(unit_read(e / PER), e % PER);
+            }
+            atomicStore(&sown[c], NONE);
+        }
+        workgroupBarrier();
+        for (var j0 = jb; j0 < je; j0 = j0 + CHK) {
+            var col = array<u32, SQ>();
+            var val = array<AV, SQ>();
+            var pend = 0u;                        // bit q: contribution q pending
+            for (var q = 0u; q < SQ; q = q + 1u) {
+                let j = j0 + lid * SQ + q;
+                if (j < je) {
+                    let p = o * J + j;
+                    let v = idx[p];
+                    if (v >= C) {
+                        bad(p);
+                    } else if (v >= c0 && v < c0 + tile) {
+                        pend = pend | (1u << q);
+                        col[q] = v - c0;
+                        val[q] = load_src(p);
+                    }
+                }
+            }
+            var round = 0u;
+            var contended = false;
+            loop {
+                for (var q = 0u; q < SQ; q = q + 1u) {
+                    if ((pend & (1u << q)) != 0u) {
+                        atomicMin(&sown[col[q]], lid * SQ + q);
+                    }
+                }
+                workgroupBarrier();
+                var won = 0u;
+                for (var q = 0u; q < SQ; q = q + 1u) {
+                    if ((pend & (1u << q)) != 0u && atomicLoad(&sown[col[q]]) == lid * SQ + q) {
+                        won = won | (1u << q);
+                    }
+                }
+                workgroupBarrier();
+                for (var q = 0u; q < SQ; q = q + 1u) {
+                    if ((won & (1u << q)) != 0u) {
+                        sacc[col[q]] = add(sacc[col[q]], val[q]);
+                        atomicStore(&sown[col[q]], NONE);
+                    }
+                }
+                pend = pend & ~won;
+                round = round + 1u;
+                if (!any_left(pend != 0u, lid)) {
+                    break;
+                }
+                if (round == ROUNDS) {
+                    contended = true;
+                    break;
+                }
+            }
+            if (contended) {                      // one ordered sweep per contended column
+                for (var q = 0u; q < SQ; q = q + 1u) {
+                    let i = lid * SQ + q;
+                    if ((pend & (1u << q)) != 0u) {
+                        scol[i] = col[q];
+                        sval[i] = val[q];
+                        atomicMin(&sown[col[q]], i);
+                    } else {
+                        scol[i] = NONE;
+                    }
+                }
+                workgroupBarrier();
+                var own = 0u;                     // bit q: q is its column's first pending
+                var acc = array<AV, SQ>();
+                var k_first = CHK;
+                for (var q = 0u; q < SQ; q = q + 1u) {
+                    if ((pend & (1u << q)) != 0u && atomicLoad(&sown[col[q]]) == lid * SQ + q) {
+                        own = own | (1u << q);
+                        acc[q] = sacc[col[q]];
+                        k_first = min(k_first, lid * SQ + q);
+                    }
+                }
+                for (var k = k_first; k < CHK; k = k + 1u) {
+                    let c = scol[k];
+                    for (var q = 0u; q < SQ; q = q + 1u) {
+                        if ((own & (1u << q)) != 0u && c == col[q]) {
+                            acc[q] = add(acc[q], sval[k]);
+                        }
+                    }
+                }
+                for (var q = 0u; q < SQ; q = q + 1u) {
+                    if ((own & (1u << q)) != 0u) {
+                        sacc[col[q]] = acc[q];
+                    }
+                }
+                workgroupBarrier();
+                for (var q = 0u; q < SQ; q = q + 1u) {
+                    if ((pend & (1u << q)) != 0u) {
+                        atomicStore(&sown[col[q]], NONE);
+                    }
+                }
+                workgroupBarrier();
+            }
+        }
+        workgroupBarrier();
+        for (var w = lid; w < tile / PER; w = w + W) {
+            var u = EW();
+            for (var l = 0u; l < PER; l = l + 1u) {
+                u = unit_set(u, l, sacc[w * PER + l]);
+            }
+            unit_write((o * C + c0) / PER + w, u);
+        }
+        workgroupBarrier();
+    }
+}
