@@ -97,7 +97,7 @@ func TestIndexAddScatterAddBitwise(t *testing.T) {
 	d := device(t)
 	r := rand.New(rand.NewSource(11))
 	shapes := [][]int{{1}, {9}, {4, 257}, {3, 5, 2}, {2, 1, 3, 2, 1, 2, 3, 2}, {300, 3}}
-	for _, dt := range gpuFloats {
+	for _, dt := range floatTypes(d) {
 		for _, sh := range shapes {
 			base := randFloat(r, dt, sh, 3)
 			for dim := range sh {
@@ -235,7 +235,7 @@ func TestIndexErrorsMatchCPU(t *testing.T) {
 func TestIndexRowsStaged(t *testing.T) {
 	d := device(t)
 	r := rand.New(rand.NewSource(17))
-	for _, dt := range []tensor.DType{tensor.F32, tensor.F16, tensor.BF16, tensor.U32} {
+	for _, dt := range append([]tensor.DType{tensor.U32}, floatTypes(d)...) {
 		data := randTensor(r, dt, []int{70, 64})
 		if dt.IsFloat() {
 			data = randFloat(r, dt, []int{70, 64}, 4)
@@ -262,7 +262,7 @@ func TestIndexRowsStaged(t *testing.T) {
 	// scatter_add_rows: many adds per column (90 into 64, and 300 into
 	// one), rows wider than the workgroup-memory tile (5000 columns), ragged
 	// chunks (j up to 300).
-	for _, dt := range gpuFloats {
+	for _, dt := range floatTypes(d) {
 		for _, c := range []struct {
 			base, src []int
 			bound     int

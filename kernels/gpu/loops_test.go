@@ -105,14 +105,6 @@ func TestLoopBudgetPadGatherHalves(t *testing.T) {
 	}
 }
 
-// addTypes are the adds' dtypes on this adapter (F64 with shader-f64).
-func addTypes(d *Device) []tensor.DType {
-	if d.Info().ShaderF64 {
-		return []tensor.DType{tensor.F32, tensor.F16, tensor.BF16, tensor.F64}
-	}
-	return gpuFloats
-}
-
 // smallFloats fills a float tensor with small values (subnormal halves
 // among them), so long sums stay finite and every add rounds.
 func smallFloats(r *rand.Rand, dt tensor.DType, shape []int) *tensor.Tensor {
@@ -145,7 +137,7 @@ func TestLoopBudgetAdds(t *testing.T) {
 		}
 		return idx
 	}
-	for _, dt := range addTypes(d) {
+	for _, dt := range floatTypes(d) {
 		check := func(name string, got *tensor.Tensor, err error, want *tensor.Tensor, werr error) {
 			t.Helper()
 			if werr != nil {
@@ -229,8 +221,7 @@ func TestLoopBudgetReductions(t *testing.T) {
 	d := device(t)
 	r := rand.New(rand.NewSource(92))
 	const K = 200000
-	dts := gpuFloats
-	for _, dt := range dts {
+	for _, dt := range floatTypes(d) {
 		for _, sh := range [][]int{{2, K}, {K, 2}, {K}} {
 			x := specialFloat(r, dt, sh, false)
 			if dt == tensor.F16 {

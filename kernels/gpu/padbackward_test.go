@@ -21,6 +21,8 @@ func unitRoundoff(dt tensor.DType) float64 {
 		return 0x1p-11
 	case tensor.BF16:
 		return 0x1p-8
+	case tensor.F64:
+		return 0x1p-53
 	}
 	return 0x1p-24
 }

@@ -97,3 +97,18 @@ func (d *Device) pipeline(s kernelSpec) (*pipe, error) {
 	d.pipes[key] = p
 	return p, nil
 }
+
+// entries returns the pipelines of several entry points of one spec.
+// Call with d.mu held.
+func (d *Device) entries(s kernelSpec, names ...string) ([]*pipe, error) {
+	ps := make([]*pipe, len(names))
+	for i, e := range names {
+		s.entry = e
+		p, err := d.pipeline(s)
+		if err != nil {
+			return nil, err
+		}
+		ps[i] = p
+	}
+	return ps, nil
+}

@@ -1,18 +1,22 @@
 package gpu
 
 import (
+	"encoding/binary"
 	"fmt"
+	"math"
 
 	"github.com/fkc-playground/fkc/kernels"
 	"github.com/fkc-playground/fkc/shaders/wgsl"
 	"github.com/fkc-playground/fkc/tensor"
 )
 
-// The reduce family on the GPU (shaders/wgsl/reduce.wgsl; contract
-// contracts/project/fkc-wgsl-kernels.fkc.md). Validation is the CPU path's
-// (same helpers, same words); the GPU serves F32, F16 and BF16.
+// The reduce family on the GPU (shaders/wgsl/reduce.wgsl, and
+// reduce64.wgsl for F64; contract contracts/project/fkc-wgsl-kernels.fkc.md).
+// Validation is the CPU path's (same helpers, same words); the GPU serves
+// F32, F16 and BF16 everywhere and F64 where the adapter has shader-f64.
 
-// GPUFloatDTypes are the dtypes the GPU reductions and adds compute on.
+// GPUFloatDTypes are the dtypes the GPU reductions and adds compute on
+// every adapter (F64 needs shader-f64).
 var GPUFloatDTypes = []tensor.DType{tensor.F32, tensor.F16, tensor.BF16}
 
 const (
@@ -47,16 +51,28 @@ func dtTag(dt tensor.DType) uint32 {
 	return 0
 }
 
-// checkGPUFloat validates a float operand as the CPU does, then rejects F64
-// (no f64 reductions on the GPU) with a pointer to the CPU path.
-func checkGPUFloat(op, operand string, t *tensor.Tensor) error {
+// checkGPUFloat validates a float operand as the CPU does; F64 needs an
+// adapter with shader-f64 (browsers have none): without it, a typed
+// *kernels.Unavailable that points to the CPU path.
+func (d *Device) checkGPUFloat(op, operand string, t *tensor.Tensor) error {
 	if err := kernels.CheckOperand(op, operand, t, kernels.FloatDTypes); err != nil {
 		return err
 	}
-	if t.DType == tensor.F64 {
-		return fmt.Errorf("%s: F64 is not available on the GPU kernels (contract fkc-wgsl-kernels: dtypes [F32, F16, BF16]); runs on CPU", op)
+	if t.DType == tensor.F64 && !d.info.ShaderF64 {
+		return &kernels.Unavailable{Kernel: op + "_f64", Need: "shader-f64", Msg: "runs on CPU"}
 	}
 	return nil
+}
+
+// f64Specials is reduce64.wgsl's and reduce_backward64.wgsl's table of
+// special values (cst): +0, NaN, -inf, +inf, -0 — read at run time, so no
+// compiler folds them through float arithmetic.
+func f64Specials() []byte {
+	b := make([]byte, 0, 40)
+	for _, v := range []float64{0, math.NaN(), math.Inf(-1), math.Inf(1), math.Copysign(0, -1)} {
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
+	}
+	return b
 }
 
 // axis is one (size, input stride) pair of a segment walk.
@@ -100,6 +116,34 @@ type reduction struct {
 	coll     []axis
 	opKind   uint32
 	fin      uint32
+	cst      *buffer // reduce64.wgsl's special values (F64 calls)
+}
+
+// f64 reports an F64 reduction: reduce64.wgsl (seq, level, finalize).
+func (r *reduction) f64() bool { return r.x.DType == tensor.F64 }
+
+// partWords is the u32 words of one stored partial: an f32 sum, an
+// (element bits, k) pair, an f64 sum, or an F64 extremum's k.
+func (r *reduction) partWords() int {
+	switch {
+	case r.f64() && r.opKind == opSum:
+		return 2
+	case r.f64():
+		return 1
+	case r.opKind == opSum:
+		return 1
+	}
+	return 2
+}
+
+// bind lists a pass's bindings: params, x, the partials in and out, the
+// output, x again (x4 / x8), and for F64 the special values.
+func (r *reduction) bind(params, x, pin, pout, dst *buffer) []*buffer {
+	b := []*buffer{params, x, pin, pout, dst, x}
+	if r.f64() {
+		b = append(b, r.cst)
+	}
+	return b
 }
 
 func prod(ax []axis) int {
@@ -145,16 +189,29 @@ func (r *reduction) check() error {
 // largest scratch), for Device.fits before anything is built.
 func (r *reduction) sizes(outBytesN int) []sized {
 	nseg, K := uint64(tensor.NumElems(r.outShape)), uint64(prod(r.coll))
-	words := uint64(1)
-	if r.opKind != opSum {
-		words = 2
-	}
+	words := uint64(r.partWords())
 	return []sized{{"x", inBytes(len(r.x.Data))}, {"out", outBytes(outBytesN)},
 		{"partials", 4 * words * nseg * max(1, (K+chunk-1)/chunk)}}
 }
 
 func (r *reduction) spec(entry string) kernelSpec {
 	fin := [...]string{"sum", "mean", "val", "arg"}[r.fin]
+	if r.f64() {
+		frags := []wgsl.Def{{Frag: "r64sum.wgsl"}}
+		switch {
+		case r.opKind != opSum && r.fin == finArg:
+			frags = []wgsl.Def{{Frag: "r64ext.wgsl"}, {Frag: "r64arg.wgsl"}}
+		case r.opKind != opSum:
+			frags = []wgsl.Def{{Frag: "r64ext.wgsl"}, {Frag: "r64val.wgsl"}}
+		}
+		return kernelSpec{
+			name:  fmt.Sprintf("reduce64_%s_op%d", fin, r.opKind),
+			file:  "reduce64.wgsl",
+			entry: entry,
+			defs:  append([]wgsl.Def{{Name: "OP", Value: r.opKind}, {Name: "FIN", Value: r.fin}}, frags...),
+			rw:    []bool{false, false, false, true, true, false, false},
+		}
+	}
 	return kernelSpec{
 		name:  fmt.Sprintf("reduce_%s_op%d_%s_rb%d", fin, r.opKind, dtName(r.x.DType), bulkRounds),
 		file:  "reduce.wgsl",
@@ -173,7 +230,7 @@ func (r *reduction) unit() int { return 16 / r.x.DType.Size() }
 // stride 1), K is a whole number of units and at most 16·W units, and there
 // are enough segments to fill the device.
 func (r *reduction) rows() bool {
-	if len(r.coll) != 1 || r.coll[0].stride != 1 {
+	if r.f64() || len(r.coll) != 1 || r.coll[0].stride != 1 {
 		return false
 	}
 	K := r.coll[0].size
@@ -189,7 +246,7 @@ const rowsMinSegs = 32
 // 16-byte unit (one segment, or K a whole number of units) and
 // K >= bulkMin.
 func (r *reduction) bulk() bool {
-	if r.opKind != opSum || len(r.coll) != 1 || r.coll[0].stride != 1 || r.coll[0].size < bulkMin {
+	if r.f64() || r.opKind != opSum || len(r.coll) != 1 || r.coll[0].stride != 1 || r.coll[0].size < bulkMin {
 		return false
 	}
 	return tensor.NumElems(r.outShape) == 1 || r.coll[0].size%r.unit() == 0
@@ -201,10 +258,7 @@ func (r *reduction) bulk() bool {
 // last level's params buffer and partials.
 func (r *reduction) levels(j *job, x *buffer, dst *buffer, p, pb *pipe) (params, parts *buffer) {
 	nseg := tensor.NumElems(r.outShape)
-	words := 1
-	if r.opKind != opSum {
-		words = 2
-	}
+	words := r.partWords()
 	kcur := prod(r.coll)
 	in := x
 	level0 := true
@@ -216,7 +270,7 @@ func (r *reduction) levels(j *job, x *buffer, dst *buffer, p, pb *pipe) (params,
 		c := max(1, (kcur+ch-1)/ch)
 		params = j.words("params", r.params(kcur, c, level0))
 		out := j.scratch("partials", 4*words*nseg*c)
-		j.dispatch(lp, uint64(nseg)*uint64(c), params, x, in, out, dst, x)
+		j.dispatch(lp, uint64(nseg)*uint64(c), r.bind(params, x, in, out, dst)...)
 		parts, in, kcur, level0 = out, out, c, false
 		if c == 1 {
 			return params, parts
@@ -242,6 +296,12 @@ func (d *Device) reduce(r *reduction) (*tensor.Tensor, error) {
 	out := &tensor.Tensor{DType: odt, Shape: append([]int{}, r.outShape...)}
 	outWords := elemWords(nseg, odt.Size())
 	K := prod(r.coll)
+	if r.f64() {
+		if K == 0 {
+			return r.empty64(out), nil
+		}
+		outWords = uint64(nseg) // one thread per output element
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	// One pass: `seq` (one thread per output word folds short segments),
@@ -259,10 +319,11 @@ func (d *Device) reduce(r *reduction) (*tensor.Tensor, error) {
 			return nil, err
 		}
 		j := d.begin(r.op)
+		r.specials(j)
 		params := j.words("params", r.params(K, 1, true))
 		x := j.input("x", r.x.Data)
 		dst := j.outputTensor("out", out)
-		j.dispatch(p, groups, params, x, x, j.scratch("unused", 4), dst.buf, x)
+		j.dispatch(p, groups, r.bind(params, x, x, j.scratch("unused", 4), dst.buf)...)
 		if err := j.run(); err != nil {
 			return nil, err
 		}
@@ -283,18 +344,46 @@ func (d *Device) reduce(r *reduction) (*tensor.Tensor, error) {
 		}
 	}
 	j := d.begin(r.op)
+	r.specials(j)
 	x := j.input("x", r.x.Data)
 	dst := j.outputTensor("out", out)
 	params, parts := r.levels(j, x, dst.buf, pl, pb)
-	j.dispatch(pf, groupsFor(outWords), params, x, parts, j.scratch("unused", 4), dst.buf, x)
+	j.dispatch(pf, groupsFor(outWords), r.bind(params, x, parts, j.scratch("unused", 4), dst.buf)...)
 	if err := j.run(); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
+// specials uploads the special-value table of an F64 call.
+func (r *reduction) specials(j *job) {
+	if r.f64() {
+		r.cst = j.input("specials", f64Specials())
+	}
+}
+
+// empty64 is an F64 reduction over an empty axis, answered on the host as
+// the CPU does: sums +0, means NaN, max -inf, min +inf (arg-indices refuse
+// an empty axis before this).
+func (r *reduction) empty64(out *tensor.Tensor) *tensor.Tensor {
+	v := 0.0
+	switch {
+	case r.fin == finMean:
+		v = math.NaN()
+	case r.opKind == opMax:
+		v = math.Inf(-1)
+	case r.opKind == opMin:
+		v = math.Inf(1)
+	}
+	out.Data = tensor.New(out.DType, out.Shape).Data
+	for i := range out.NumElems() {
+		out.Set(i, v)
+	}
+	return out
+}
+
 func (d *Device) reduceAll(op string, x *tensor.Tensor, opKind, fin uint32) (*tensor.Tensor, error) {
-	if err := checkGPUFloat(op, "x", x); err != nil {
+	if err := d.checkGPUFloat(op, "x", x); err != nil {
 		return nil, err
 	}
 	kept, coll := segments(x.Shape, func(int) bool { return true })
@@ -302,7 +391,7 @@ func (d *Device) reduceAll(op string, x *tensor.Tensor, opKind, fin uint32) (*te
 }
 
 func (d *Device) reduceDim(op string, x *tensor.Tensor, dim int, opKind, fin uint32) (*tensor.Tensor, error) {
-	if err := checkGPUFloat(op, "x", x); err != nil {
+	if err := d.checkGPUFloat(op, "x", x); err != nil {
 		return nil, err
 	}
 	if err := kernels.CheckDim(op, "x", dim, x.Rank()); err != nil {
@@ -322,7 +411,7 @@ func (d *Device) reduceDim(op string, x *tensor.Tensor, dim int, opKind, fin uin
 }
 
 func (d *Device) reduceTo(op string, x *tensor.Tensor, target []int, opKind uint32) (*tensor.Tensor, error) {
-	if err := checkGPUFloat(op, "x", x); err != nil {
+	if err := d.checkGPUFloat(op, "x", x); err != nil {
 		return nil, err
 	}
 	al, err := kernels.AlignTarget(op, x.Shape, target)
@@ -410,7 +499,7 @@ func (d *Device) ReduceMaxToBackward(x, upstream *tensor.Tensor, target []int) (
 	if err != nil {
 		return nil, err
 	}
-	if err := checkGPUFloat(op, "x", x); err != nil {
+	if err := d.checkGPUFloat(op, "x", x); err != nil {
 		return nil, err
 	}
 	if err := checkRank(op, x.Rank()); err != nil {
@@ -445,6 +534,9 @@ func (d *Device) ReduceMaxToBackward(x, upstream *tensor.Tensor, target []int) (
 	if err != nil {
 		return nil, err
 	}
+	if r.f64() {
+		return d.maxToBackward64(r, pl, upstream, grad, p2)
+	}
 	// The division upstream/count: exact with shader-f64 (quot64.wgsl),
 	// the adapter's f32 division otherwise.
 	quot := []wgsl.Def{{Frag: "acc32.wgsl"}, {Frag: "quot32.wgsl"}}
@@ -456,16 +548,11 @@ func (d *Device) ReduceMaxToBackward(x, upstream *tensor.Tensor, target []int) (
 		defs: append([]wgsl.Def{{Name: "DT", Value: dtTag(x.DType)}}, quot...),
 		rw:   []bool{false, false, false, false, true, true},
 	}
-	bspec.entry = "count"
-	pc, err := d.pipeline(bspec)
+	pp, err := d.entries(bspec, "count", "grad")
 	if err != nil {
 		return nil, err
 	}
-	bspec.entry = "grad"
-	pg, err := d.pipeline(bspec)
-	if err != nil {
-		return nil, err
-	}
+	pc, pg := pp[0], pp[1]
 	j := d.begin(op)
 	xb := j.input("x", x.Data)
 	ub := j.input("upstream", upstream.Data)
@@ -475,6 +562,40 @@ func (d *Device) ReduceMaxToBackward(x, upstream *tensor.Tensor, target []int) (
 	cnt := j.zeros("tie_count", 4*ncell)
 	j.dispatch(pc, groupsFor(uint64(n)), pb, xb, parts, ub, cnt, dst.buf)
 	j.dispatch(pg, groupsFor(elemWords(n, x.DType.Size())), pb, xb, parts, ub, cnt, dst.buf)
+	if err := j.run(); err != nil {
+		return nil, err
+	}
+	return grad, nil
+}
+
+// maxToBackward64 is ReduceMaxToBackward on F64 (call with d.mu held):
+// reduce64.wgsl's max levels and finalize into the cells' maxima, then
+// reduce_backward64.wgsl's count and grad passes.
+func (d *Device) maxToBackward64(r *reduction, pl *pipe, upstream, grad *tensor.Tensor, p2 []uint32) (*tensor.Tensor, error) {
+	const op = "reduce_max_to_backward"
+	pf, err := d.pipeline(r.spec("finalize"))
+	if err != nil {
+		return nil, err
+	}
+	pp, err := d.entries(kernelSpec{name: "reduce_max_to_backward_f64", file: "reduce_backward64.wgsl",
+		rw: []bool{false, false, false, false, true, true, false, false}}, "count", "grad")
+	if err != nil {
+		return nil, err
+	}
+	pc, pg := pp[0], pp[1]
+	n, ncell := r.x.NumElems(), tensor.NumElems(r.outShape)
+	j := d.begin(op)
+	r.specials(j)
+	xb := j.input("x", r.x.Data)
+	ub := j.input("upstream", upstream.Data)
+	dst := j.outputTensor("grad_x", grad)
+	ymax := j.scratch("cell_max", 8*ncell+8*guardWords)
+	params, parts := r.levels(j, xb, ymax, pl, nil)
+	j.dispatch(pf, groupsFor(uint64(ncell)), r.bind(params, xb, parts, j.scratch("unused", 4), ymax)...)
+	pb := j.words("params", p2)
+	cnt := j.zeros("tie_count", 4*ncell)
+	j.dispatch(pc, groupsFor(uint64(n)), pb, xb, ymax, ub, cnt, dst.buf, ub, r.cst)
+	j.dispatch(pg, groupsFor(uint64(n)), pb, xb, ymax, ub, cnt, dst.buf, ub, r.cst)
 	if err := j.run(); err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ package gpu
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math"
 	"math/bits"
@@ -17,6 +18,15 @@ import (
 )
 
 var gpuFloats = []tensor.DType{tensor.F32, tensor.F16, tensor.BF16}
+
+// floatTypes are the float dtypes the reductions and adds serve on this
+// adapter: gpuFloats, and F64 where it has shader-f64.
+func floatTypes(d *Device) []tensor.DType {
+	if d.Info().ShaderF64 {
+		return append(gpuFloats[:len(gpuFloats):len(gpuFloats)], tensor.F64)
+	}
+	return gpuFloats
+}
 
 // specialFloat fills x with values from a small set (ties, ±0, ±inf, NaN)
 // mixed with random ones, so extremum tie-breaking and NaN skipping matter.
@@ -50,7 +60,7 @@ func TestReduceExtremaBitwise(t *testing.T) {
 		{"max_all", (*Device).MaxAll, cpu.MaxAll},
 		{"min_all", (*Device).MinAll, cpu.MinAll},
 	}
-	for _, dt := range gpuFloats {
+	for _, dt := range floatTypes(d) {
 		for _, sh := range allShapes {
 			for _, nanAll := range []bool{false, true} {
 				x := specialFloat(r, dt, sh, nanAll)
@@ -92,7 +102,7 @@ func TestReduceDimBitwise(t *testing.T) {
 		{"argmax_dim", (*Device).ArgMaxDim, cpu.ArgMaxDim},
 		{"argmin_dim", (*Device).ArgMinDim, cpu.ArgMinDim},
 	}
-	for _, dt := range gpuFloats {
+	for _, dt := range floatTypes(d) {
 		for _, sh := range shapes {
 			x := specialFloat(r, dt, sh, false)
 			for dim := range sh {
@@ -126,7 +136,7 @@ func TestReduceMaxToBitwise(t *testing.T) {
 		{[]int{2, 3, 1, 2, 2, 1, 2, 3}, []int{3, 1, 1, 2, 1, 1, 3}},
 		{[]int{1030, 2}, []int{1, 2}},
 	}
-	for _, dt := range gpuFloats {
+	for _, dt := range floatTypes(d) {
 		for _, c := range cases {
 			x := specialFloat(r, dt, c.shape, false)
 			name := fmt.Sprintf("reduce_max_to/%v%v->%v", dt, c.shape, c.target)
@@ -251,21 +261,26 @@ func TestReduceBulkSums(t *testing.T) {
 	}
 }
 
-func gamma(k int) float64 {
-	u := 0x1p-24
+func gamma(k int) float64 { return gammaU(k, 0x1p-24) }
+
+func gammaU(k int, u float64) float64 {
 	return float64(k) * u / (1 - float64(k)*u)
 }
 
-// checkSums compares GPU sums/means with an f64 reference: |got - exact| <=
-// γ_D·Σ|x| (f32 tree) + u_out·|exact| (one narrowing) [÷ K for a mean].
+// checkSums compares GPU sums/means with a compensated f64 reference:
+// |got - exact| <= γ_D·Σ|x| (f32 tree; an f64 tree for F64) + u_out·|exact|
+// (one narrowing) [÷ K for a mean, plus its divide].
 func checkSums(t *testing.T, name string, got *tensor.Tensor, exact, mag []float64, K int, mean bool) {
 	t.Helper()
-	uo := unitRoundoff(got.DType)
+	uo, ua := unitRoundoff(got.DType), 0x1p-24
+	if got.DType == tensor.F64 {
+		uo, ua = 0x1p-52, 0x1p-53 // no narrowing; the reference's own 2u|S|
+	}
 	D := sumDepth(K)
 	bad := 0
 	for i := range exact {
 		e, m := exact[i], mag[i]
-		tol := gamma(D) * m
+		tol := gammaU(D, ua) * m
 		if mean {
 			if K == 0 {
 				if !math.IsNaN(got.At(i)) {
@@ -273,9 +288,9 @@ func checkSums(t *testing.T, name string, got *tensor.Tensor, exact, mag []float
 				}
 				continue
 			}
-			e, tol = e/float64(K), tol/float64(K)+0x1p-24*math.Abs(e/float64(K))
+			e, tol = e/float64(K), tol/float64(K)+ua*math.Abs(e/float64(K))
 		}
-		tol = tol*(1+uo) + uo*math.Abs(e) + 0x1p-24*0x1p-24
+		tol = tol*(1+uo) + uo*math.Abs(e) + ua*ua
 		if diff := math.Abs(got.At(i) - e); !(diff <= tol) {
 			if bad < 5 {
 				t.Errorf("%s[%d]: got %g, exact %g, |diff| %g > bound %g (D=%d)", name, i, got.At(i), e, diff, tol, D)
@@ -287,6 +302,12 @@ func checkSums(t *testing.T, name string, got *tensor.Tensor, exact, mag []float
 
 func exactSums(x *tensor.Tensor, shape []int, cell func(coord []int) int, ncell int) (sum, mag []float64) {
 	sum, mag = make([]float64, ncell), make([]float64, ncell)
+	comp := make([]float64, ncell)
+	defer func() {
+		for c := range sum {
+			sum[c] += comp[c]
+		}
+	}()
 	coord := make([]int, len(shape))
 	for i := range x.NumElems() {
 		rem := i
@@ -296,7 +317,14 @@ func exactSums(x *tensor.Tensor, shape []int, cell func(coord []int) int, ncell 
 		}
 		c := cell(coord)
 		v := x.At(i)
-		sum[c] += v
+		// Neumaier's compensated sum: near exact for F64 data too
+		s := sum[c] + v
+		if math.Abs(sum[c]) >= math.Abs(v) {
+			comp[c] += (sum[c] - s) + v
+		} else {
+			comp[c] += (v - s) + sum[c]
+		}
+		sum[c] = s
 		mag[c] += math.Abs(v)
 	}
 	return
@@ -305,7 +333,7 @@ func exactSums(x *tensor.Tensor, shape []int, cell func(coord []int) int, ncell 
 func TestReduceSumsWithinBound(t *testing.T) {
 	d := device(t)
 	r := rand.New(rand.NewSource(8))
-	for _, dt := range gpuFloats {
+	for _, dt := range floatTypes(d) {
 		for _, sh := range [][]int{{}, {0}, {1}, {31}, {32}, {33}, {1023}, {1024}, {1025}, {4103}, {1 << 20}, {3, 1500}, {2, 1, 3, 2, 1, 2, 3, 2},
 			{40, 64}, {33, 1000}, {33, 8200}} { // the last three: the `rows` kernel along dim 1
 			x := randFloat(r, dt, sh, 1)
@@ -368,7 +396,7 @@ func TestReduceSumToWithinBound(t *testing.T) {
 		{[]int{2, 3, 1, 2, 2, 1, 2, 3}, []int{3, 1, 1, 2, 1, 1, 3}},
 		{[]int{5000, 3}, []int{1, 3}},
 	}
-	for _, dt := range gpuFloats {
+	for _, dt := range floatTypes(d) {
 		for _, c := range cases {
 			x := randFloat(r, dt, c.shape, 1)
 			al, _ := kernels.AlignTarget("t", c.shape, c.target)
@@ -442,7 +470,35 @@ func TestReduceErrorsMatchCPU(t *testing.T) {
 			t.Errorf("%s: gpu %v, cpu %v", c.name, ge, ce)
 		}
 	}
-	if _, err := d.SumAll(tensor.New(tensor.F64, []int{3})); err == nil {
-		t.Error("F64 sum accepted on the GPU")
+}
+
+// Without shader-f64 (browsers) every F64 reduction and add is refused
+// with a typed *kernels.Unavailable naming shader-f64, before anything is
+// built; with it they run (TestReduce*, TestF64Adds).
+func TestF64NeedsShaderF64(t *testing.T) {
+	d := device(t)
+	saved := d.info.ShaderF64
+	d.info.ShaderF64 = false
+	defer func() { d.info.ShaderF64 = saved }()
+	x := tensor.New(tensor.F64, []int{2, 3})
+	idx := tensor.New(tensor.U32, []int{2, 3})
+	calls := map[string]func() error{
+		"sum_all":                func() error { _, e := d.SumAll(x); return e },
+		"mean_dim":               func() error { _, e := d.MeanDim(x, 1); return e },
+		"max_all":                func() error { _, e := d.MaxAll(x); return e },
+		"min_dim":                func() error { _, e := d.MinDim(x, 0); return e },
+		"argmax_dim":             func() error { _, e := d.ArgMaxDim(x, 1); return e },
+		"reduce_sum_to":          func() error { _, e := d.ReduceSumTo(x, []int{3}); return e },
+		"reduce_max_to":          func() error { _, e := d.ReduceMaxTo(x, []int{1, 3}); return e },
+		"reduce_max_to_backward": func() error { _, e := d.ReduceMaxToBackward(x, tensor.New(tensor.F64, []int{3}), []int{3}); return e },
+		"index_add":              func() error { _, e := d.IndexAdd(x, tensor.New(tensor.U32, []int{3}), x, 1); return e },
+		"scatter_add":            func() error { _, e := d.ScatterAdd(x, idx, x, 1); return e },
+	}
+	for op, call := range calls {
+		err := call()
+		var u *kernels.Unavailable
+		if !errors.As(err, &u) || u.Need != "shader-f64" || u.Kernel != op+"_f64" || u.Msg != "runs on CPU" {
+			t.Errorf("%s: got %v, want *kernels.Unavailable{%s_f64, shader-f64, runs on CPU}", op, err, op)
+		}
 	}
 }

@@ -1,4 +1,4 @@
-//! uses: dtype.wgsl
+//! uses: dtype.wgsl segs.wgsl
 // reduce.wgsl — this project's reductions (contracts/project/fkc-wgsl-kernels.fkc.md):
 // sum/max/min/mean over all elements or one dim, argmax/argmin along a dim,
 // reduce_sum_to / reduce_max_to, and the max pass of reduce_max_to_backward.
@@ -41,32 +41,6 @@ const CH: u32 = 4096u;   // elements per workgroup per level (16 per thread)
 var<workgroup> shs: array<f32, 256>;
 var<workgroup> shv: array<u32, 256>;
 var<workgroup> shi: array<u32, 256>;
-
-fn seg_base(seg: u32) -> u32 {
-    var off = 0u;
-    var r = seg;
-    for (var a = i32(P[5]) - 1; a >= 0; a = a - 1) {
-        let s = P[8u + u32(a)];
-        off = off + (r % s) * P[16u + u32(a)];
-        r = r / s;
-    }
-    return off;
-}
-
-fn seg_off(k: u32) -> u32 {
-    let nc = P[6];
-    if (nc == 1u) {
-        return k * P[32];
-    }
-    var off = 0u;
-    var q = k;
-    for (var a = i32(nc) - 1; a >= 0; a = a - 1) {
-        let s = P[24u + u32(a)];
-        off = off + (q % s) * P[32u + u32(a)];
-        q = q / s;
-    }
-    return off;
-}
 
 // Raw element bits (16-bit halves in the low bits).
 fn load_bits(e: u32) -> u32 {

@@ -1,4 +1,4 @@
-//! uses: dtype.wgsl
+//! uses: dtype.wgsl cells.wgsl
 // reduce_backward.wgsl — the gradient passes of reduce_max_to_backward.
 // (The forward max per target cell comes from reduce.wgsl `level` with OP = 1.)
 //
@@ -32,18 +32,6 @@ fn load_up(e: u32) -> u32 {
         return up[e];
     }
     return (up[e >> 1u] >> ((e & 1u) * 16u)) & 0xffffu;
-}
-
-fn cell_of(i: u32) -> u32 {
-    let rank = P[1];
-    var r = i;
-    var o = 0u;
-    for (var a = i32(rank) - 1; a >= 0; a = a - 1) {
-        let s = P[2u + u32(a)];
-        o = o + (r % s) * P[10u + u32(a)];
-        r = r / s;
-    }
-    return o;
 }
 
 fn ymax(o: u32) -> u32 {
