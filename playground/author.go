@@ -2,6 +2,7 @@ package playground
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -61,12 +62,17 @@ func Author(file string, src []byte) *Authored {
 	return a
 }
 
-// Refused is a document the page did not read, with the reason as the
-// loader's finding (a paste over contract.MaxFileBytes is refused before a
-// byte of it is copied into Go).
+// Refused is a document the page did not read, with the reason as a
+// finding coded as contract.LoadFile codes it: TooLarge (a paste over
+// contract.MaxFileBytes is refused before a byte of it is copied into Go),
+// or Read (a file that is not text: TextOf).
 func Refused(file string, err error) *Authored {
+	code := "Read"
+	if tl := (*contract.TooLarge)(nil); errors.As(err, &tl) {
+		code = "TooLarge"
+	}
 	return &Authored{File: file, Reg: registry.Build(nil), FmtErr: err.Error(),
-		Diags: []contract.Diagnostic{{File: file, Line: 1, Severity: "error", Code: "TooLarge", Msg: err.Error()}}}
+		Diags: []contract.Diagnostic{{File: file, Line: 1, Severity: "error", Code: code, Msg: err.Error()}}}
 }
 
 // TextOf checks an opened file before it goes into the editor: within the

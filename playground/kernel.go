@@ -75,10 +75,7 @@ func (s *Site) KernelPage(id string, q url.Values) (*KernelPage, error) {
 		return nil, fmt.Errorf("no kernel %q in the loaded contracts", id)
 	}
 	k, d := ref.Kernel, ref.Doc
-	p := &KernelPage{K: k, Doc: d, GPU: s.GPU, Lint: s.findings(&id), Home: KV{Key: "Catalog", Value: "#/"}}
-	if s.Home == AuthorHome {
-		p.Home = KV{Key: "Your contract", Value: AuthorHome}
-	}
+	p := &KernelPage{K: k, Doc: d, GPU: s.GPU, Lint: s.findings(&id), Home: s.HomeLink()}
 	p.Row = s.row(ref, map[string]int{id: len(p.Lint)})
 	p.ProseHTML = template.HTML(Markdown(k.Prose))
 	p.Dispatch = template.HTML(inlineCode.ReplaceAllString(template.HTMLEscapeString(s.Eng.DispatchNote(k, d.Provider.Name)), "<code>$1</code>"))

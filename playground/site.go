@@ -62,6 +62,15 @@ func (s *Site) KernelHref(provider, name string) string {
 	return s.Home + "/k/" + fragEscape(name)
 }
 
+// HomeLink is the page listing the site's kernels: its title (Key) and
+// address (Value).
+func (s *Site) HomeLink() KV {
+	if s.Home == AuthorHome {
+		return KV{Key: "Your contract", Value: AuthorHome}
+	}
+	return KV{Key: "Catalog", Value: "#/"}
+}
+
 // fragEscape percent-escapes every byte but RFC 3986's unreserved ones,
 // in lower-case hex (html/template's way).
 func fragEscape(s string) string {
