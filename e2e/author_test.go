@@ -104,6 +104,17 @@ func TestAuthorContract(t *testing.T) {
 	if s := eval[string](t, ctx, `document.getElementById("author-result").innerText`); !strings.Contains(s, "more than 8388608 bytes; an FKC document may be at most 8388608 bytes") {
 		t.Errorf("a 9 MiB paste shows %.300q", s)
 	}
+	// Binary garbage pasted as text, just under the cap (about 6 MiB of
+	// UTF-8): the loader's findings, fmt's refusal, in bounded time.
+	ms := eval[float64](t, ctx, `(async () => { const ta = document.getElementById("author-src"); let s = 1;
+		const junk = Array.from({length: 4 << 20}, () => String.fromCharCode((s = (s * 1103515245 + 12345) >>> 0) >>> 24)).join("");
+		const t0 = performance.now(); ta.value = junk; ta.dispatchEvent(new Event("input", {bubbles: true}));
+		while (!document.getElementById("author-status").innerText.includes("kernels")) await new Promise(r => setTimeout(r, 20));
+		return performance.now() - t0; })()`)
+	t.Logf("4 Mi characters of binary garbage pasted: the status answered in %.0f ms (the browser taking the text into the textarea, the 250 ms pause after an edit, the lint and the drawing)", ms)
+	if s := eval[string](t, ctx, `document.getElementById("author-result").innerText`); !strings.Contains(s, "no YAML front matter") || !strings.Contains(s, "fkc fmt: not a text file (contains NUL bytes)") {
+		t.Errorf("pasted binary garbage shows %.300q", s)
+	}
 	dropFile(t, ctx, "garbage.bin", `[0x2d, 0x2d, 0x2d, 0x0a, 0xff, 0xfe, 0x00, 0x01]`)
 	waitFor(t, ctx, `document.getElementById("author-status").innerText.includes("garbage.bin")`)
 	if s := eval[string](t, ctx, `document.getElementById("author-result").innerText`); !strings.Contains(s, "garbage.bin is not a text file: byte 6 is NUL") {
@@ -128,8 +139,9 @@ func TestAuthorContract(t *testing.T) {
 	if crumb := eval[string](t, ctx, `document.querySelector(".crumbs a").getAttribute("href")`); crumb != "#/author" {
 		t.Errorf("the kernel page's breadcrumb goes to %q", crumb)
 	}
-	eval[bool](t, ctx, `(() => { const el = document.querySelector("form.tryform").elements;
+	eval[bool](t, ctx, `(() => { const f = document.querySelector("form.tryform"), el = f.elements;
 		el["x.shape"].value = "3,4"; el["x.kind"].value = "arange"; el["mode"].value = "reflect"; el["padding"].value = "1:1,2:2";
+		f.dispatchEvent(new Event("input"));
 		document.getElementById("results").innerHTML = "";
 		document.getElementById("run-cpu").click(); return true; })()`)
 	waitFor(t, ctx, `document.querySelector('.served[data-backend="cpu"]') && location.hash.includes("--padding%201:1,2:2")`)
@@ -144,6 +156,9 @@ func TestAuthorContract(t *testing.T) {
 	x := tensorOf(t, tensor.F32, []int{3, 4})
 	out := mustRun(t, eng, "pad", []string{"--mode", "reflect", "--padding", "1:1,2:2"}, map[string]*tensor.Tensor{"x": x})
 	checkCells(t, "authored pad reflect", cells(t, ctx, "#visual .gridbox.out"), out)
+	if cli := eval[string](t, ctx, `document.getElementById("cli").innerText`); !strings.Contains(cli, "--mode reflect --padding 1:1,2:2") {
+		t.Errorf("the command line reads %q", cli)
+	}
 	screenshot(t, ctx, "author-kernel")
 
 	// A reload keeps the document (localStorage) and reruns the page.

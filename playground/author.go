@@ -113,7 +113,7 @@ type AuthorResult struct {
 	Loaded                  bool // the loader read the document (not refused)
 	Errors, Warnings, Infos int
 	Findings                []Finding
-	Rebuilt                 string // what the loader re-nested (RebuiltNesting)
+	Rebuilt                 string // what the loader re-nested (RebuiltNesting): "the front matter and 9 fkc blocks"
 	Lines                   []SourceLine
 	Listed, Total           int // source lines shown, in the document
 	After                   int // lines left out after the last one shown
@@ -191,9 +191,7 @@ func (s *Site) AuthorResult(a *Authored) AuthorResult {
 	if a.Doc == nil {
 		return r
 	}
-	if len(a.Doc.Rebuilt) > 0 {
-		r.Rebuilt = strings.Join(a.Doc.Rebuilt, ", ")
-	}
+	r.Rebuilt = rebuiltWhat(a.Doc.Rebuilt)
 	r.Total = len(lines)
 	show := func(int) bool { return true }
 	if len(lines) > maxListed {
@@ -232,6 +230,24 @@ func (s *Site) AuthorResult(a *Authored) AuthorResult {
 	}
 	r.Kernels = s.CatalogPage(Filter{})
 	return r
+}
+
+// rebuiltWhat says what the loader re-nested, from Document.Rebuilt
+// ("front matter", "block pad", …).
+func rebuiltWhat(regions []string) string {
+	var parts []string
+	blocks := 0
+	for _, r := range regions {
+		if strings.HasPrefix(r, "block ") {
+			blocks++
+		} else {
+			parts = append(parts, "the "+r)
+		}
+	}
+	if blocks > 0 {
+		parts = append(parts, count(blocks, "fkc block"))
+	}
+	return strings.Join(parts, " and ")
 }
 
 func severityRank(sev string) int {

@@ -12,7 +12,6 @@ package main
 // localStorage (storeKey), so a reload keeps it.
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -27,7 +26,7 @@ import (
 )
 
 const (
-	storeKey = "fkc.author" // localStorage: {"name": …, "text": …}
+	storeKey = "fkc.author" // localStorage: the text under this key, its file name under storeKey+".name"
 	// editPause is how long typing pauses before the document is reloaded:
 	// a 76 KB seed takes the loader tens of milliseconds (more in a tab).
 	editPause = 250 * time.Millisecond
@@ -103,7 +102,10 @@ func authorKernelRoute(rest string, q url.Values) (string, string, func(), error
 }
 
 // authorEdit reloads the document once typing pauses.
-func authorEdit(uiEvent) error {
+func authorEdit(e uiEvent) error {
+	if e.Type != "input" {
+		return nil // a change (on leaving the field) follows the inputs already seen
+	}
 	author.seq++
 	seq := author.seq
 	author.pending = true
@@ -257,17 +259,14 @@ func restore() (name, text string) {
 	if err != nil {
 		return name, ""
 	}
-	var st struct{ Name, Text string }
-	func() {
-		defer func() { recover() }()
-		if v := ls.Call("getItem", storeKey); v.Type() == js.TypeString {
-			json.Unmarshal([]byte(v.String()), &st)
-		}
-	}()
-	if st.Name != "" {
-		name = st.Name
+	defer func() { recover() }()
+	if v := ls.Call("getItem", storeKey+".name"); v.Type() == js.TypeString && v.String() != "" {
+		name = v.String()
 	}
-	return name, st.Text
+	if v := ls.Call("getItem", storeKey); v.Type() == js.TypeString {
+		text = v.String()
+	}
+	return name, text
 }
 
 // store keeps the document across reloads; it says so when it cannot.
@@ -282,10 +281,12 @@ func store(name, text string) (note string) {
 			}()
 			if text == "" {
 				ls.Call("removeItem", storeKey)
+				ls.Call("removeItem", storeKey+".name")
 				return
 			}
-			b, _ := json.Marshal(struct{ Name, Text string }{name, text})
-			ls.Call("setItem", storeKey, string(b))
+			ls.Call("removeItem", storeKey) // the old text must not stay beside the new name
+			ls.Call("setItem", storeKey+".name", name)
+			ls.Call("setItem", storeKey, text)
 		}()
 	}
 	if err != nil {
