@@ -81,6 +81,11 @@ func TestGoldenPages(t *testing.T) {
 		return Render("catalog", s.CatalogPage(ParseFilter(url.Values{"op": {"pad"}, "reg": {"1"}})))
 	})
 	golden(t, "api", func() (string, error) { return Render("api", APIPage(1<<27, 256<<20)) })
+	golden(t, "learn-padding", func() (string, error) { return Render("padding", s.PaddingPage(DefaultPadding)) })
+	golden(t, "learn-padding-reflect-too-wide", func() (string, error) {
+		q := url.Values{"n": {"4"}, "b": {"4"}, "a": {"1"}, "rows": {"2"}, "cols": {"3"}, "rb": {"2"}, "ra": {"0"}, "cb": {"1"}, "ca": {"1"}}
+		return Render("padding", s.PaddingPage(ParsePaddingParams(q.Get)))
+	})
 	for _, c := range []struct{ name, id string }{
 		{"kernel-pad", "fuel-cpu-backend/pad"},                              // pad family, a mode-unified CPU kernel
 		{"kernel-pad-reflect-vulkan", "fuel-vulkan-kernels/pad_reflect_b4"}, // a GPU kernel fixing its mode, without WebGPU
@@ -172,4 +177,25 @@ func TestGoldenAuthor(t *testing.T) {
 		t.Errorf("the broken line %d shows %+v (%d errors in the document)", line, r.Lines[line-1], r.Errors)
 	}
 	golden(t, "author-broken", func() (string, error) { return Render("author-result", sb.AuthorResult(b)) })
+}
+
+// web/static/index.html carries the catalog as the app draws it at
+// start-up (go generate ./web): a change to the contracts, the links or the
+// templates shows here until it is regenerated.
+func TestPrerenderedCatalogIsFresh(t *testing.T) {
+	page, err := os.ReadFile("../web/static/index.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	html, err := Prerender()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := SplicePrerendered(string(page), html)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(page) != want {
+		t.Fatal("web/static/index.html's catalog is stale: run go generate ./web")
+	}
 }

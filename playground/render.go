@@ -53,6 +53,14 @@ var funcs = template.FuncMap{
 	"fmtTime":   fmtTime,
 	"fmtRate":   fmtRate,
 	"fmtBytes":  fmtBytes,
+	"list":      func(v ...string) []string { return v },
+	"seq": func(n int) []int {
+		s := make([]int, n)
+		for i := range s {
+			s[i] = i
+		}
+		return s
+	},
 }
 
 // Render executes one named template.

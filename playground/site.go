@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/yuin/goldmark"
-	"github.com/yuin/goldmark/extension"
 
 	"github.com/fkc-playground/fkc/contract"
 	"github.com/fkc-playground/fkc/engine"
@@ -325,9 +324,12 @@ func (s *Site) findings(id *string) []Finding {
 	return out
 }
 
-// md renders contract prose. Raw HTML in a contract is not passed through
-// (goldmark's default): a contract is data, not markup we trust.
-var md = goldmark.New(goldmark.WithExtensions(extension.GFM))
+// md renders contract prose as CommonMark. Raw HTML in a contract is not
+// passed through (goldmark's default): a contract is data, not markup we
+// trust. (No GFM extensions: no contract uses tables or autolinks, and
+// their package compiles large regexps at start-up, which the browser app
+// pays before its first screen.)
+var md = goldmark.New()
 
 // Markdown renders prose as HTML.
 func Markdown(src string) string {

@@ -81,6 +81,17 @@ func route(hash string) error {
 	// No lock: a DOM event runs only while every goroutine is parked (the
 	// wasm runtime has one thread), and a JS callback must never block —
 	// a run holding the engine may be waiting for the event loop itself.
+	if main := byID("main"); path == "/" && query == "" && main.Get("dataset").Get("prerendered").String() == "/" {
+		// The catalog is already on screen, drawn at build time as this
+		// code draws it now (go generate ./web): take it over instead of
+		// drawing it again, applying any filter typed meanwhile.
+		main.Call("removeAttribute", "data-prerendered")
+		if f := formOf("form.filters"); strings.Join(mapValues(f), "") != "" {
+			return filterEvent(uiEvent{Type: "input", Action: "filter", Form: f})
+		}
+		return nil
+	}
+	byID("main").Call("removeAttribute", "data-prerendered")
 	title, html, after, err := catalogRoute(q)
 	for _, r := range routes {
 		if rest, ok := strings.CutPrefix(path, r.prefix); ok && (strings.HasSuffix(r.prefix, "/") || rest == "") {
@@ -439,6 +450,14 @@ func formOf(selector string) map[string]string {
 		kv := n.Get("value")
 		out[kv.Index(0).String()] = kv.Index(1).String()
 	}
+}
+
+func mapValues(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for _, v := range m {
+		out = append(out, v)
+	}
+	return out
 }
 
 func jsArray(list js.Value) []js.Value {

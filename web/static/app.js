@@ -74,6 +74,10 @@
 
   async function boot() {
     const tm = window.fkc.timing;
+    // The catalog is in the page already (drawn at build time); another
+    // page's URL waits for Go to draw it.
+    const main = document.getElementById("main");
+    if (location.hash && location.hash !== "#/") main.style.visibility = "hidden";
     try {
       const g = new Go();
       let result;
@@ -96,7 +100,7 @@
       tm.goStartedMs = performance.now() - t0;
       tm.goEngineMs = go.loadMs; // contracts loaded, registry built, links installed (inside Go)
       const t1 = performance.now();
-      callSync("route", location.hash);
+      try { callSync("route", location.hash); } finally { main.style.visibility = ""; }
       tm.renderMs = performance.now() - t1;
       tm.interactiveMs = performance.now(); // since navigation start: the page is drawn and Go answers events
       tm.catalogMs = performance.now() - t0;
@@ -148,12 +152,13 @@
   // ---------- hover and focus: what a cell reads, or is read by ----------
   // Go writes, on every drawn cell, data-from ("x:3 x:4": grid:flat index;
   // "out:5" is every output grid) and data-info (the sentence to show).
-  function cellsOf(ref) {
+  // Refs resolve within the cell's section (a page may draw several pictures).
+  function cellsOf(scope, ref) {
     const [grid, i] = ref.split(":");
     const sel = grid === "out" ? `.gridbox.out .cell[data-i="${i}"]` : `.gridbox[data-grid="${grid}"] .cell[data-i="${i}"]`;
-    let found = document.querySelectorAll(sel);
+    let found = scope.querySelectorAll(sel);
     if (!found.length && grid !== "out" && go) { // on another slice: bring it into view
-      if (callSync("reveal", grid, Number(i))) found = document.querySelectorAll(sel);
+      if (callSync("reveal", grid, Number(i))) found = scope.querySelectorAll(sel);
     }
     return found;
   }
@@ -161,10 +166,10 @@
     document.querySelectorAll(".cell.src, .cell.me").forEach(c => c.classList.remove("src", "me"));
     const info = document.getElementById("hoverinfo");
     if (!cell) { if (info) info.textContent = "Hover or focus a cell to see where it came from."; return; }
-    const box = cell.closest(".gridbox");
-    const same = box.classList.contains("out") ? `.gridbox.out .cell[data-i="${cell.dataset.i}"]` : null;
-    (same ? document.querySelectorAll(same) : [cell]).forEach(c => c.classList.add("me"));
-    for (const ref of (cell.dataset.from || "").split(" ").filter(Boolean)) cellsOf(ref).forEach(c => c.classList.add("src"));
+    const scope = cell.closest("section") || document;
+    const same = cell.closest(".gridbox.out") && !cell.closest(".mode") ? scope.querySelectorAll(`.gridbox.out .cell[data-i="${cell.dataset.i}"]`) : [cell];
+    same.forEach(c => c.classList.add("me"));
+    for (const ref of (cell.dataset.from || "").split(" ").filter(Boolean)) cellsOf(scope, ref).forEach(c => c.classList.add("src"));
     if (info) info.textContent = cell.dataset.info || "";
   }
   document.addEventListener("mouseover", (e) => { const c = e.target.closest(".cell"); if (c) highlight(c); });
@@ -175,8 +180,8 @@
     const c = e.target.classList && e.target.classList.contains("cell") ? e.target : null;
     const step = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: "up", ArrowDown: "down" }[e.key];
     if (!c || !step) return;
-    const cells = [...c.parentElement.querySelectorAll(".cell")], at = cells.indexOf(c);
-    const cols = (c.parentElement.style.gridTemplateColumns.match(/repeat\((\d+)/) || [0, cells.length])[1] | 0;
+    const grid = c.closest(".cells"), cells = [...grid.querySelectorAll(".cell")], at = cells.indexOf(c);
+    const cols = (grid.style.gridTemplateColumns.match(/repeat\((\d+)/) || [0, cells.length])[1] | 0;
     const to = cells[step === "up" ? at - cols : step === "down" ? at + cols : at + step];
     if (to) { e.preventDefault(); c.tabIndex = -1; to.tabIndex = 0; to.focus(); }
   });
