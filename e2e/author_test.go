@@ -77,6 +77,9 @@ func TestAuthorContract(t *testing.T) {
 	eval[bool](t, ctx, `(() => { document.querySelector('button[data-action="author-line"][data-line="76"]').click(); return true; })()`)
 	waitFor(t, ctx, `document.activeElement && document.activeElement.id === "src-L76"`)
 	screenshot(t, ctx, "author")
+	if _, err := os.Stat("node_modules/axe-core/axe.min.js"); err == nil {
+		checkAxe(t, ctx, axe(t), "your contract, with findings")
+	}
 
 	// fkc fmt: the downloaded file is what the native formatter writes.
 	want, err := contract.Format([]byte(broken))
