@@ -175,6 +175,25 @@ func TestAuthorContract(t *testing.T) {
 	if v := eval[string](t, ctx, `document.getElementById("author-src").value`); v != string(seed) {
 		t.Errorf("after a reload the editor holds %d bytes, want the seed's %d", len(v), len(seed))
 	}
+
+	// A document of GPU kernels, reloaded on this page: once WebGPU has
+	// answered, its kernels say they run here.
+	wgsl, err := os.ReadFile("../contracts/project/fkc-wgsl-kernels.fkc.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	eval[bool](t, ctx, `(() => { document.getElementById("author-name").value = "gpu.fkc.md"; return true; })()`)
+	paste(t, ctx, string(wgsl))
+	waitFor(t, ctx, `document.getElementById("author-status").innerText.includes("gpu.fkc.md: 0 errors")`)
+	if err := chromedp.Do(ctx, chromedp.Reload()); err != nil {
+		t.Fatal(err)
+	}
+	eval[bool](t, ctx, `fkc.ready.then(() => true)`)
+	needGPU(t, ctx)
+	waitFor(t, ctx, `document.querySelectorAll("#author-result .badge.run-gpu").length > 0`)
+	if name := eval[string](t, ctx, `document.getElementById("author-name").value`); name != "gpu.fkc.md" {
+		t.Errorf("after a reload the file name is %q", name)
+	}
 	eval[bool](t, ctx, `(() => { document.querySelector('button[data-action="author-clear"]').click(); return true; })()`)
 	if n := eval[int](t, ctx, `localStorage.length`); n != 0 {
 		t.Errorf("Clear left %d localStorage entries", n)

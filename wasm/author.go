@@ -88,7 +88,21 @@ func authorRoute(string, url.Values) (string, string, func(), error) {
 	app.page.site = authorSite // its kernel list's provider prose
 	p := s.AuthorPage(author.a)
 	html, err := playground.Render("author", p)
-	return "Your contract", html, func() { setText("author-status", p.Result.Status()+author.kept) }, err
+	after := func() {
+		setText("author-status", p.Result.Status()+author.kept)
+		select {
+		case <-app.gpuDone:
+		default: // drawn before WebGPU answered: its GPU kernels say "runs here" once it has
+			go func() {
+				defer recoverPanic()
+				<-app.gpuDone
+				if app.page.path == "/author" && app.gpu().Available {
+					redraw()
+				}
+			}()
+		}
+	}
+	return "Your contract", html, after, err
 }
 
 func authorKernelRoute(rest string, q url.Values) (string, string, func(), error) {
