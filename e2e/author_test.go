@@ -194,6 +194,20 @@ func TestAuthorContract(t *testing.T) {
 	if name := eval[string](t, ctx, `document.getElementById("author-name").value`); name != "gpu.fkc.md" {
 		t.Errorf("after a reload the file name is %q", name)
 	}
+	// Its sum kernel runs on this tab's WebGPU device.
+	eval[bool](t, ctx, `(() => { document.querySelector('#author-result a[href="#/author/k/sum"]').click(); return true; })()`)
+	waitFor(t, ctx, `document.querySelector('.served[data-backend="webgpu"]') || document.querySelector(".violation")`)
+	eval[bool](t, ctx, `(() => { const f = document.querySelector("form.tryform"), el = f.elements;
+		el["x.shape"].value = "3,4"; el["x.kind"].value = "arange"; el["x.dtype"].value = "F32"; el["dim"].value = "";
+		f.dispatchEvent(new Event("input")); document.getElementById("results").innerHTML = "";
+		document.getElementById("run-gpu").click(); return true; })()`)
+	waitFor(t, ctx, `document.querySelector('.served[data-backend="webgpu"]') || document.querySelector(".violation")`)
+	gpuRun := eval[[]string](t, ctx, `(() => { const a = document.querySelector('.served[data-backend="webgpu"] a');
+		return a ? [a.getAttribute("href"), [...document.querySelectorAll("#visual .gridbox.out .cell .v")].map(c => c.innerText).join(" ")] : [document.getElementById("results").innerText]; })()`)
+	if len(gpuRun) != 2 || gpuRun[0] != "#/author/k/sum" || gpuRun[1] != "66" {
+		t.Errorf("sum of arange(12) on WebGPU from the pasted document: %q, want served by #/author/k/sum with 66", gpuRun)
+	}
+	open(t, ctx, "#/author")
 	eval[bool](t, ctx, `(() => { document.querySelector('button[data-action="author-clear"]').click(); return true; })()`)
 	if n := eval[int](t, ctx, `localStorage.length`); n != 0 {
 		t.Errorf("Clear left %d localStorage entries", n)
