@@ -5,7 +5,6 @@ import (
 	"html/template"
 	"net/url"
 	"regexp"
-	"sort"
 	"strings"
 
 	"github.com/fkc-playground/fkc/contract"
@@ -138,16 +137,6 @@ func yesNo(b bool) string {
 		return "yes"
 	}
 	return "no"
-}
-
-// Comments lists a kernel's YAML comments, sorted by key.
-func Comments(k *contract.Kernel) []KV {
-	var out []KV
-	for key, text := range k.Comments {
-		out = append(out, KV{Key: key, Value: text})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
-	return out
 }
 
 // DTypeClass is a dtype chip's colour class.
