@@ -1,0 +1,256 @@
+package judge
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/fkc-playground/fkc/engine"
+	"github.com/fkc-playground/fkc/tensor"
+)
+
+// The copy ceiling: the bandwidth of a plain copy of a large buffer — on
+// the CPU a memmove split across every thread, on a GPU a device buffer
+// copy — which no kernel that moves its bytes_moved can beat. It counts
+// read + write bytes, as the contracts' bytes_moved formulas do. The sizes
+// double from 1 MiB while its share of the budget lasts (so the largest
+// lies well past the caches); the ceiling is the largest size's bandwidth.
+
+// ceiling times copies on one device.
+type ceiling interface {
+	method(threads int) string
+	// limit is the largest buffer worth copying.
+	limit() uint64
+	// copyNs is one sample: ns per copy of n bytes (single: on one thread).
+	copyNs(n uint64, single bool) (float64, error)
+	release()
+}
+
+const (
+	ceilingFrom   = 1 << 20
+	ceilingReps   = 5
+	ceilingSingle = 3 // samples of the one-thread copy
+)
+
+type ceilState struct {
+	s        *Sweep
+	c        ceiling
+	deadline time.Time
+	n        uint64
+	samples  []float64
+	single   bool
+	sizeFrom time.Time
+	lastCost time.Duration
+	done     bool
+}
+
+// newCeilState gives the ceiling a twentieth of the budget (at least two
+// seconds where the budget is at least eight).
+func newCeilState(s *Sweep) *ceilState {
+	share := max(s.opt.Budget/20, min(2*time.Second, s.opt.Budget/4))
+	return &ceilState{s: s, c: s.ceil, deadline: s.now().Add(share), n: ceilingFrom}
+}
+
+func (cs *ceilState) step() {
+	s := cs.s
+	if len(cs.samples) == 0 {
+		if !cs.single && (cs.n > cs.c.limit() || (cs.lastCost > 0 && s.now().Add(2*cs.lastCost).After(cs.deadline))) {
+			if len(s.rep.Ceiling.Points) == 0 || !cs.hasSingle() {
+				cs.finish()
+				return
+			}
+			cs.single, cs.n = true, cs.n/2 // the largest size, on one thread
+		}
+		cs.sizeFrom = s.now()
+	}
+	if len(cs.samples) == 0 && !cs.single {
+		// Untimed: the first copy of a size faults its new pages in.
+		if _, err := cs.c.copyNs(cs.n, false); err != nil {
+			if len(s.rep.Ceiling.Points) == 0 {
+				s.rep.Ceiling.Error = err.Error()
+			}
+			cs.finish()
+			return
+		}
+	}
+	ns, err := cs.c.copyNs(cs.n, cs.single)
+	if err != nil {
+		if len(s.rep.Ceiling.Points) == 0 {
+			s.rep.Ceiling.Error = err.Error()
+		}
+		cs.finish()
+		return
+	}
+	cs.samples = append(cs.samples, ns)
+	want := ceilingReps
+	if cs.single {
+		want = ceilingSingle
+	}
+	if len(cs.samples) < want {
+		return
+	}
+	med := median(slices.Clone(cs.samples))
+	if cs.single {
+		s.rep.Ceiling.SingleThreadGBps = 2 * float64(cs.n) / med
+		cs.finish()
+		return
+	}
+	q := slices.Clone(cs.samples)
+	slices.Sort(q)
+	s.rep.Ceiling.Points = append(s.rep.Ceiling.Points, Point{Elems: int(cs.n), Bytes: 2 * float64(cs.n), Ns: med, MinNs: q[0],
+		Spread: (quantile(q, 0.75) - quantile(q, 0.25)) / med, Samples: len(q), Batch: 1})
+	cs.samples = nil
+	cs.lastCost = s.now().Sub(cs.sizeFrom)
+	cs.n *= 2
+}
+
+// hasSingle: the ceiling has a one-thread figure to add (the CPU's).
+func (cs *ceilState) hasSingle() bool {
+	_, ok := cs.c.(hostCopy)
+	return ok && runtime.GOMAXPROCS(0) > 1
+}
+
+func (cs *ceilState) finish() {
+	s := cs.s
+	c := &s.rep.Ceiling
+	c.Method = cs.c.method(runtime.GOMAXPROCS(0))
+	if n := len(c.Points); n > 0 {
+		// The best copy at the largest size: all threads, or one where
+		// other processes hold the rest.
+		p := c.Points[n-1]
+		c.GBps, c.Bytes = max(p.Bytes/p.Ns, c.SingleThreadGBps), p.Bytes
+	} else if c.Error == "" {
+		c.Error = "the budget left no time for the copy ceiling"
+	}
+	cs.c.release()
+	cs.done = true
+}
+
+// hostCopy is the CPU's ceiling: copy(dst, src) of n bytes, split into one
+// contiguous stretch per thread. Both buffers are allocated once at the
+// limit and each size copies a prefix, so a size touches only the pages
+// the last one did not: first touches are slow (on a VM that backs guest
+// memory lazily, tens of µs a page) and are no part of a copy's speed.
+type hostCopy struct{ bufs *[2][]byte }
+
+func (hostCopy) method(threads int) string {
+	return fmt.Sprintf("memmove split over %d goroutines", threads)
+}
+
+// limit: 64 MiB a buffer, twice the largest last-level cache per CPU die
+// of the machines this runs on (the copy then runs at memory speed).
+func (hostCopy) limit() uint64 { return 64 << 20 }
+
+func (h hostCopy) copyNs(n uint64, single bool) (float64, error) {
+	b := h.bufs
+	if b[0] == nil {
+		if err := tensor.CheckAlloc("the copy ceiling's buffers", int(2*h.limit())); err != nil {
+			return 0, err
+		}
+		b[0], b[1] = make([]byte, h.limit()), make([]byte, h.limit())
+	}
+	if n > uint64(len(b[0])) {
+		return 0, fmt.Errorf("copy ceiling: %d bytes past the %d-byte buffers", n, len(b[0]))
+	}
+	threads := runtime.GOMAXPROCS(0)
+	if single {
+		threads = 1
+	}
+	t0 := time.Now()
+	parallelCopy(b[1][:n], b[0][:n], threads)
+	return float64(time.Since(t0).Nanoseconds()), nil
+}
+
+func (h hostCopy) release() { h.bufs[0], h.bufs[1] = nil, nil; runtime.GC() }
+
+func newHostCopy() hostCopy { return hostCopy{bufs: &[2][]byte{}} }
+
+// parallelCopy copies src to dst in `threads` contiguous, cache-line
+// aligned stretches at once.
+func parallelCopy(dst, src []byte, threads int) {
+	n := len(src)
+	chunk := (n/threads + 63) &^ 63
+	var wg sync.WaitGroup
+	for lo := 0; lo < n; lo += chunk {
+		hi := min(n, lo+chunk)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			copy(dst[lo:hi], src[lo:hi])
+		}()
+	}
+	wg.Wait()
+}
+
+// deviceCopy is a GPU's ceiling: Device.CopyTime, the difference of a
+// submission of 1 + m copies and one of 1 (which cancels the submission's
+// fixed latency), over m; m grows until the m copies last ~2 ms.
+type deviceCopy struct {
+	c      copier
+	maxBuf uint64
+	m      *int
+}
+
+func (d deviceCopy) method(int) string { return "GPU buffer copy (CopyBufferToBuffer)" }
+
+func (d deviceCopy) limit() uint64 {
+	if d.maxBuf == 0 {
+		return 1 << 30
+	}
+	return min(1<<30, d.maxBuf)
+}
+
+func (d deviceCopy) copyNs(n uint64, _ bool) (float64, error) {
+	if d.c == nil {
+		return 0, fmt.Errorf("this device offers no buffer copy to time")
+	}
+	m := *d.m
+	one, err := d.c.CopyTime(n, 1)
+	if err != nil {
+		return 0, err
+	}
+	many, err := d.c.CopyTime(n, 1+m)
+	if err != nil {
+		return 0, err
+	}
+	per := float64((many - one).Nanoseconds()) / float64(m)
+	if per <= 0 { // jitter larger than m copies: one submission's own time
+		per = float64(many.Nanoseconds()) / float64(1+m)
+	}
+	*d.m = int(min(256, max(4, math.Ceil(2e6/per))))
+	return per, nil
+}
+
+func (deviceCopy) release() {}
+
+func newDeviceCopy(c copier, maxBuf uint64) deviceCopy {
+	m := 8
+	return deviceCopy{c: c, maxBuf: maxBuf, m: &m}
+}
+
+// describe names the device a sweep runs on.
+func describe(b engine.Backend, dev any, maxBuf uint64) Device {
+	if b == engine.CPU {
+		name := cpuModel()
+		if name == "" {
+			name = runtime.GOARCH + " CPU"
+		}
+		return Device{Name: name, Backend: string(b)}
+	}
+	d := Device{Name: "GPU", Backend: string(b), MaxBufferBytes: maxBuf}
+	if st, ok := dev.(fmt.Stringer); ok {
+		d.Name = st.String()
+	}
+	if dn, ok := dev.(driverName); ok {
+		d.Driver = dn.Driver()
+	}
+	return d
+}
+
+func host() Host {
+	return Host{GoVersion: runtime.Version(), GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPU: cpuModel(),
+		CPUs: runtime.NumCPU(), Threads: runtime.GOMAXPROCS(0)}
+}
