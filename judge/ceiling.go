@@ -24,8 +24,9 @@ type ceiling interface {
 	method(threads int) string
 	// limit is the largest buffer worth copying.
 	limit() uint64
-	// copyNs is one sample: ns per copy of n bytes (single: on one thread).
-	copyNs(n uint64, single bool) (float64, error)
+	// copyNs takes samples: ns per copy of n bytes (single: on one
+	// thread); one or several.
+	copyNs(n uint64, single bool) ([]float64, error)
 	release()
 }
 
@@ -84,7 +85,7 @@ func (cs *ceilState) step() {
 		cs.finish()
 		return
 	}
-	cs.samples = append(cs.samples, ns)
+	cs.samples = append(cs.samples, ns...)
 	want := ceilingReps
 	if cs.single {
 		want = ceilingSingle
@@ -144,16 +145,16 @@ func (hostCopy) method(threads int) string {
 // of the machines this runs on (the copy then runs at memory speed).
 func (hostCopy) limit() uint64 { return 64 << 20 }
 
-func (h hostCopy) copyNs(n uint64, single bool) (float64, error) {
+func (h hostCopy) copyNs(n uint64, single bool) ([]float64, error) {
 	b := h.bufs
 	if b[0] == nil {
 		if err := tensor.CheckAlloc("the copy ceiling's buffers", int(2*h.limit())); err != nil {
-			return 0, err
+			return nil, err
 		}
 		b[0], b[1] = make([]byte, h.limit()), make([]byte, h.limit())
 	}
 	if n > uint64(len(b[0])) {
-		return 0, fmt.Errorf("copy ceiling: %d bytes past the %d-byte buffers", n, len(b[0]))
+		return nil, fmt.Errorf("copy ceiling: %d bytes past the %d-byte buffers", n, len(b[0]))
 	}
 	threads := runtime.GOMAXPROCS(0)
 	if single {
@@ -161,7 +162,7 @@ func (h hostCopy) copyNs(n uint64, single bool) (float64, error) {
 	}
 	t0 := time.Now()
 	parallelCopy(b[1][:n], b[0][:n], threads)
-	return float64(time.Since(t0).Nanoseconds()), nil
+	return []float64{float64(time.Since(t0).Nanoseconds())}, nil
 }
 
 func (h hostCopy) release() { h.bufs[0], h.bufs[1] = nil, nil; runtime.GC() }
@@ -185,13 +186,14 @@ func parallelCopy(dst, src []byte, threads int) {
 	wg.Wait()
 }
 
-// deviceCopy is a GPU's ceiling: Device.CopyTime, the difference of a
-// submission of 1 + m copies and one of 1 (which cancels the submission's
-// fixed latency), over m; m grows until the m copies last ~2 ms.
+// deviceCopy is a GPU's ceiling: Device.CopyTime on one pair of buffers,
+// submissions of 1 and of 1 + m copies taking turns; a sample is their
+// difference over m, which cancels a submission's fixed latency. m is set
+// from the last size so that the m copies last about 2 ms.
 type deviceCopy struct {
 	c      copier
 	maxBuf uint64
-	m      *int
+	perB   *float64 // ns per byte of the last size's copies (0: none yet)
 }
 
 func (d deviceCopy) method(int) string { return "GPU buffer copy (CopyBufferToBuffer)" }
@@ -203,32 +205,38 @@ func (d deviceCopy) limit() uint64 {
 	return min(1<<30, d.maxBuf)
 }
 
-func (d deviceCopy) copyNs(n uint64, _ bool) (float64, error) {
+func (d deviceCopy) copyNs(n uint64, _ bool) ([]float64, error) {
 	if d.c == nil {
-		return 0, fmt.Errorf("this device offers no buffer copy to time")
+		return nil, fmt.Errorf("this device offers no buffer copy to time")
 	}
-	m := *d.m
-	one, err := d.c.CopyTime(n, 1)
+	m := 8
+	if *d.perB > 0 {
+		m = int(min(256, max(4, math.Ceil(2e6/(*d.perB*float64(n))))))
+	}
+	counts := make([]int, 0, 2*ceilingReps)
+	for range ceilingReps {
+		counts = append(counts, 1, 1+m)
+	}
+	ts, err := d.c.CopyTime(n, counts...)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	many, err := d.c.CopyTime(n, 1+m)
-	if err != nil {
-		return 0, err
+	out := make([]float64, 0, ceilingReps)
+	for i := 0; i+1 < len(ts); i += 2 {
+		per := float64((ts[i+1] - ts[i]).Nanoseconds()) / float64(m)
+		if per <= 0 { // jitter larger than m copies: the long submission's own time
+			per = float64(ts[i+1].Nanoseconds()) / float64(1+m)
+		}
+		out = append(out, per)
 	}
-	per := float64((many - one).Nanoseconds()) / float64(m)
-	if per <= 0 { // jitter larger than m copies: one submission's own time
-		per = float64(many.Nanoseconds()) / float64(1+m)
-	}
-	*d.m = int(min(256, max(4, math.Ceil(2e6/per))))
-	return per, nil
+	*d.perB = median(slices.Clone(out)) / float64(n)
+	return out, nil
 }
 
 func (deviceCopy) release() {}
 
 func newDeviceCopy(c copier, maxBuf uint64) deviceCopy {
-	m := 8
-	return deviceCopy{c: c, maxBuf: maxBuf, m: &m}
+	return deviceCopy{c: c, maxBuf: maxBuf, perB: new(float64)}
 }
 
 // describe names the device a sweep runs on.

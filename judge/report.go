@@ -246,7 +246,11 @@ func (r *Report) Marked() string {
 	if len(date) >= 10 {
 		date = date[:10]
 	}
-	return fmt.Sprintf("%s (%s), %s", r.Device.Name, r.Device.Backend, date)
+	name := r.Device.Name
+	if !strings.Contains(strings.ToLower(name), "("+strings.ToLower(r.Device.Backend)) {
+		name += " (" + r.Device.Backend + ")"
+	}
+	return name + ", " + date
 }
 
 // Text writes the report as a table.

@@ -75,7 +75,7 @@ const DefaultBudget = 60 * time.Second
 // What a GPU device may offer; kernels/gpu.Device offers all of them.
 type (
 	copier interface {
-		CopyTime(bytes uint64, copies int) (time.Duration, error)
+		CopyTime(bytes uint64, copies ...int) ([]time.Duration, error)
 	}
 	bufferLimit interface{ MaxBufferBytes() uint64 }
 	driverName  interface{ Driver() string }
@@ -357,8 +357,6 @@ type unitState struct {
 	lastRun       float64 // ns per run, as timed
 	hostPerElem   float64 // operand + output bytes per first-operand element
 	bufferPerElem float64 // the largest operand or output, per element
-	outBytes      float64 // of the size in progress
-	garbage       float64 // output bytes allocated since the last collection
 }
 
 func (s *Sweep) newUnit(u Unit) *unitState {
@@ -397,7 +395,7 @@ func (us *unitState) step() bool {
 		}
 		return true
 	}
-	tm, err := us.timed(us.call, us.pt.Batch)
+	tm, err := us.s.opt.timer.time(us.u.Binding, us.call, us.pt.Batch)
 	if err != nil {
 		us.k.Error = err.Error()
 		us.finished = true
@@ -470,7 +468,7 @@ func (us *unitState) begin() bool {
 	// The warm-up run: pipelines built, pages faulted in; its time sets
 	// the batch and says what the next size will cost.
 	t1 := s.now()
-	tm, err := us.timed(c, 1)
+	tm, err := s.opt.timer.time(us.u.Binding, c, 1)
 	run, wall := tm.run, float64(s.now().Sub(t1).Nanoseconds())
 	if err != nil {
 		var un *kernels.Unavailable
@@ -496,28 +494,6 @@ func (us *unitState) begin() bool {
 	return true
 }
 
-// timed takes one sample with the collector off: every run allocates its
-// output, and a collection inside a sample is the process's noise, not the
-// kernel's cost. The garbage is collected before a sample once it passes a
-// megabyte, so the sample's outputs reuse warm memory, as a loop of calls
-// does in a process that collects as usual: with the collector off
-// throughout, every output would be fresh pages from the OS, whose first
-// touch costs more than the kernel (100× more on this sandbox's kernel).
-func (us *unitState) timed(c *kernels.Call, k int) (timing, error) {
-	if us.garbage > gcEvery {
-		runtime.GC()
-		us.garbage = 0
-	}
-	gc := debug.SetGCPercent(-1)
-	tm, err := us.s.opt.timer.time(us.u.Binding, c, k)
-	debug.SetGCPercent(gc)
-	us.garbage += float64(k) * us.outBytes
-	return tm, err
-}
-
-// gcEvery: collect once the samples' outputs pass this many bytes.
-const gcEvery = 1 << 20
-
 // build runs the op's Sized builder, turning a panic (an allocation past
 // the memory limit) into an error.
 func (us *unitState) build() (c *kernels.Call, err error) {
@@ -539,7 +515,7 @@ func (us *unitState) footprint(c *kernels.Call, out []int) {
 		total += float64(len(t.Data))
 		big = max(big, float64(len(t.Data)))
 	}
-	us.hostPerElem, us.bufferPerElem, us.outBytes = total/n, big/n, outB
+	us.hostPerElem, us.bufferPerElem = total/n, big/n
 }
 
 // tooBig says why the next size should not be run: past the memory this
@@ -646,11 +622,24 @@ type timing struct {
 // back on the wall clock; on a GPU the device's clocks (timestamps around
 // the passes where the adapter has them), the passes repeated k times
 // where the device can.
+//
+// The collector is off inside a sample: every run allocates its output,
+// and a collection inside a sample is the process's noise, not the
+// kernel's cost. The garbage is collected before a sample once it passes
+// gcEvery, so the sample's outputs reuse warm memory, as a loop of calls
+// does in a process that collects as usual: with the collector off
+// throughout, every output would be fresh pages from the OS, whose first
+// touch costs more than the kernel (100× more on a VM that backs guest
+// memory lazily).
 type engineTimer struct {
-	eng *engine.Engine
-	gpu bool
-	rep repeater
+	eng     *engine.Engine
+	gpu     bool
+	rep     repeater
+	garbage int // output bytes allocated since the last collection
 }
+
+// gcEvery: collect before a sample once the outputs pass this many bytes.
+const gcEvery = 1 << 20
 
 func (t *engineTimer) batches() bool { return !t.gpu || t.rep != nil }
 
@@ -662,13 +651,20 @@ func (t *engineTimer) time(b *registry.Binding, c *kernels.Call, k int) (timing,
 		defer t.rep.SetKernelRepeat(1)
 		runs = 1
 	}
+	if t.garbage > gcEvery {
+		runtime.GC()
+		t.garbage = 0
+	}
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	var dev float64
 	clock := "wall"
 	t0 := time.Now()
 	for i := 0; i < runs; i++ {
-		if _, err := t.eng.RunBinding(b, c); err != nil {
+		res, err := t.eng.RunBinding(b, c)
+		if err != nil {
 			return timing{}, err
 		}
+		t.garbage += len(res.Out.Data)
 		if !t.gpu {
 			continue
 		}

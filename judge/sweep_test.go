@@ -29,10 +29,10 @@ func (f *fakeCeiling) release()             {}
 func (d fakeDevice) MaxBufferBytes() uint64 { return d.maxBuf }
 func (d fakeDevice) String() string         { return "fake GPU" }
 func (d fakeDevice) Driver() string         { return "fake driver 1.0" }
-func (f *fakeCeiling) copyNs(n uint64, _ bool) (float64, error) {
+func (f *fakeCeiling) copyNs(n uint64, _ bool) ([]float64, error) {
 	ns := 2 * float64(n) / f.gbps
 	f.clock.advance(ns)
-	return ns, nil
+	return []float64{ns}, nil
 }
 
 // fakeTimer times a call as overhead + bytes_moved / bandwidth exactly,
@@ -107,7 +107,7 @@ func fakeSweep(t *testing.T, opt Options) (*Sweep, *fakeTimer) {
 // timer's exact line, and reports the ceiling.
 func TestSweepPlanning(t *testing.T) {
 	opt := Options{Backend: engine.CPU, Kernels: []string{"fuel-cpu-backend/pad"}, DType: tensor.F32,
-		Budget: 3 * time.Second, Device: fakeDevice{maxBuf: 8 << 20}, MaxBytes: 12 << 20}
+		Budget: 3 * time.Second, Device: fakeDevice{maxBuf: 2 << 20}, MaxBytes: 3 << 20}
 	s, ft := fakeSweep(t, opt)
 	if len(s.Units()) != 3 { // constant, reflect, replicate
 		t.Fatalf("units %v", s.Units())
@@ -129,8 +129,8 @@ func TestSweepPlanning(t *testing.T) {
 	if r.ElapsedS > opt.Budget.Seconds() {
 		t.Errorf("ran %.3fs of a %v budget", r.ElapsedS, opt.Budget)
 	}
-	if ft.maxBuffer > 8<<20 || ft.maxHost > 12<<20 {
-		t.Errorf("largest buffer %v, largest footprint %v: past the device's 8 MiB or the 12 MiB cap", ft.maxBuffer, ft.maxHost)
+	if ft.maxBuffer > 2<<20 || ft.maxHost > 3<<20 {
+		t.Errorf("largest buffer %v, largest footprint %v: past the device's 2 MiB or the 3 MiB cap", ft.maxBuffer, ft.maxHost)
 	}
 	if r.Ceiling.GBps != 20 || r.Ceiling.Method != "fake copy" || len(r.Ceiling.Points) == 0 {
 		t.Errorf("ceiling %+v", r.Ceiling)
@@ -145,7 +145,7 @@ func TestSweepPlanning(t *testing.T) {
 		if !strings.HasPrefix(k.Stop, "device:") && !strings.HasPrefix(k.Stop, "memory:") {
 			t.Errorf("%s: stopped by %q, want the device's buffer or the memory cap", k.Variant, k.Stop)
 		}
-		if k.Points[0].Elems > 64 || len(k.Points) < 8 {
+		if k.Points[0].Elems > 64 || len(k.Points) < 10 {
 			t.Errorf("%s: sizes %v: want a sweep from tiny up", k.Variant, k.Points)
 		}
 		for _, p := range k.Points {
@@ -162,9 +162,9 @@ func TestSweepPlanning(t *testing.T) {
 // A short budget stops the sizes early, and still within the budget.
 func TestSweepShortBudget(t *testing.T) {
 	s, _ := fakeSweep(t, Options{Backend: engine.CPU, Kernels: []string{"fuel-reference-backend/sum_all", "fkc-cpu-kernels/masked_fill"},
-		DType: tensor.F32, Budget: 50 * time.Millisecond})
+		DType: tensor.F32, Budget: 5 * time.Millisecond})
 	r := Run(t.Context(), s, nil)
-	if r.ElapsedS > 0.05 || len(r.Kernels) != 2 {
+	if r.ElapsedS > 0.005 || len(r.Kernels) != 2 {
 		t.Fatalf("ran %.4fs, %d kernels", r.ElapsedS, len(r.Kernels))
 	}
 	for _, k := range r.Kernels {
@@ -240,7 +240,8 @@ func TestPlanErrors(t *testing.T) {
 }
 
 // A real sweep of one kernel on a tiny budget: the engine's timer and the
-// host copy ceiling run, and every figure is positive.
+// host copy ceiling run, and every figure is positive. (How many sizes fit
+// in the budget depends on the machine's load: no count is asserted.)
 func TestSweepReal(t *testing.T) {
 	eng, _ := engine.New()
 	s, err := New(eng, Options{Backend: engine.CPU, Kernels: []string{"fkc-cpu-kernels/masked_fill"}, DType: tensor.U8,
@@ -253,7 +254,7 @@ func TestSweepReal(t *testing.T) {
 		t.Fatalf("report %+v", r)
 	}
 	k := r.Kernels[0]
-	if k.Error != "" || len(k.Points) < 3 {
+	if k.Error != "" || len(k.Points) == 0 {
 		t.Fatalf("kernel %+v", k)
 	}
 	for _, p := range k.Points {

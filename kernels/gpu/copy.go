@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/cogentcore/webgpu/wgpu"
@@ -11,24 +12,25 @@ import (
 // memory ceiling to compare them with, the largest buffer it may size a
 // sweep to, and the driver to name in its report.
 
-// CopyTime is the wall time, from submit to the queue's work done, of one
-// submission of `copies` back-to-back CopyBufferToBuffer copies of a
-// bytes-long buffer into another (alternating direction, so no copy is
-// redundant), after an untimed copy that makes the driver initialise both
-// buffers. Two calls with different counts give the time of one copy
-// without the submission's fixed latency: the device's copy ceiling.
-func (d *Device) CopyTime(bytes uint64, copies int) (time.Duration, error) {
+// CopyTime times submissions of back-to-back CopyBufferToBuffer copies of
+// a bytes-long buffer into another (alternating direction, so no copy is
+// redundant): for each count, the wall time from submit to the queue's
+// work done of one submission of that many copies. Both buffers are made
+// once and first copied untimed, so the driver's initialisation of new
+// buffers is no part of any time. Two counts give the time of one copy
+// without a submission's fixed latency: the device's copy ceiling.
+func (d *Device) CopyTime(bytes uint64, copies ...int) ([]time.Duration, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if err := d.lostErr(); err != nil {
-		return 0, err
+		return nil, err
 	}
 	bytes = (bytes + 3) &^ 3
-	if bytes == 0 || copies < 1 {
-		return 0, fmt.Errorf("gpu: copy: %d bytes × %d copies: want both ≥ 1", bytes, copies)
+	if bytes == 0 || len(copies) == 0 || slices.Min(copies) < 1 {
+		return nil, fmt.Errorf("gpu: copy: %d bytes, copies %v: want bytes and every count ≥ 1", bytes, copies)
 	}
 	if bytes > d.info.MaxBufferSize {
-		return 0, fmt.Errorf("gpu: copy: a %d-byte buffer exceeds this adapter's maxBufferSize (%d)", bytes, d.info.MaxBufferSize)
+		return nil, fmt.Errorf("gpu: copy: a %d-byte buffer exceeds this adapter's maxBufferSize (%d)", bytes, d.info.MaxBufferSize)
 	}
 	var bufs [2]*wgpu.Buffer
 	defer func() {
@@ -45,12 +47,12 @@ func (d *Device) CopyTime(bytes uint64, copies int) (time.Duration, error) {
 			Usage: wgpu.BufferUsageCopySrc | wgpu.BufferUsageCopyDst})
 		if err != nil {
 			d.plat.popScopes(d)
-			return 0, fmt.Errorf("gpu: copy: create a %d-byte buffer: %v", bytes, err)
+			return nil, fmt.Errorf("gpu: copy: create a %d-byte buffer: %v", bytes, err)
 		}
 		bufs[i] = b
 	}
 	if err := d.plat.popScopes(d); err != nil {
-		return 0, fmt.Errorf("gpu: copy: %d-byte buffers: %v", bytes, err)
+		return nil, fmt.Errorf("gpu: copy: %d-byte buffers: %v", bytes, err)
 	}
 	submit := func(n int) error {
 		enc, err := d.dev.CreateCommandEncoder(&wgpu.CommandEncoderDescriptor{Label: "fkc-copy-ceiling"})
@@ -71,14 +73,18 @@ func (d *Device) CopyTime(bytes uint64, copies int) (time.Duration, error) {
 		cmd.Release()
 		return d.waitIdle()
 	}
-	if err := submit(1); err != nil {
-		return 0, fmt.Errorf("gpu: copy: %v", err)
+	if err := submit(2); err != nil {
+		return nil, fmt.Errorf("gpu: copy: %v", err)
 	}
-	t0 := time.Now()
-	if err := submit(copies); err != nil {
-		return 0, fmt.Errorf("gpu: copy: %v", err)
+	times := make([]time.Duration, len(copies))
+	for i, n := range copies {
+		t0 := time.Now()
+		if err := submit(n); err != nil {
+			return nil, fmt.Errorf("gpu: copy: %v", err)
+		}
+		times[i] = time.Since(t0)
 	}
-	return time.Since(t0), nil
+	return times, nil
 }
 
 // waitIdle blocks until the queue's submitted work is done. In the browser
