@@ -13,6 +13,7 @@ import (
 	"github.com/fkc-playground/fkc/contract"
 	"github.com/fkc-playground/fkc/contracts"
 	"github.com/fkc-playground/fkc/registry"
+	"github.com/fkc-playground/fkc/tensor"
 )
 
 // LinkFunc says which implementation of this project serves a contract
@@ -386,13 +387,8 @@ func Fmt(args []string, stdout, stderr io.Writer) int {
 		}
 		switch {
 		case flags["w"]:
-			if changed {
-				st, _ := os.Stat(f)
-				mode := fs.FileMode(0o644)
-				if st != nil {
-					mode = st.Mode().Perm()
-				}
-				if err := os.WriteFile(f, out, mode); err != nil {
+			if changed { // atomically: a failed write leaves the document as it was
+				if err := tensor.WriteFileAtomic(f, func(w io.Writer) error { _, err := w.Write(out); return err }); err != nil {
 					fmt.Fprintf(stderr, "fkc: %v\n", err)
 					status = 1
 				}

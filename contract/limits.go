@@ -25,11 +25,11 @@ const (
 // TooLarge says a document is over MaxFileBytes or MaxLines.
 type TooLarge struct {
 	File  string
-	Size  int64 // bytes (at least this many when AtLeast)
+	Size  int64 // bytes (more than this many when MoreThan)
 	Lines int   // lines, when that is the cap exceeded
-	// AtLeast: the file was read only up to the cap (it is not a regular
-	// file, or it grew), so Size is a lower bound.
-	AtLeast bool
+	// MoreThan: the file was read only up to the cap (it is not a regular
+	// file, or it grew): it has more than Size bytes.
+	MoreThan bool
 }
 
 func (e *TooLarge) Error() string {
@@ -37,7 +37,7 @@ func (e *TooLarge) Error() string {
 		return fmt.Sprintf("%s has %d lines; an FKC document may have at most %d (contract.MaxLines)", e.File, e.Lines, MaxLines)
 	}
 	more := ""
-	if e.AtLeast {
+	if e.MoreThan {
 		more = "more than "
 	}
 	return fmt.Sprintf("%s is %s%d bytes; an FKC document may be at most %d bytes (8 MiB, contract.MaxFileBytes)", e.File, more, e.Size, MaxFileBytes)
@@ -80,7 +80,7 @@ func ReadFile(path string) ([]byte, error) {
 		return nil, err
 	}
 	if len(src) > MaxFileBytes {
-		return nil, &TooLarge{File: path, Size: int64(len(src)), AtLeast: true}
+		return nil, &TooLarge{File: path, Size: MaxFileBytes, MoreThan: true}
 	}
 	return src, checkSize(path, src)
 }

@@ -77,7 +77,7 @@ func TestReadFileStream(t *testing.T) {
 	}
 	_, err := ReadFile("/dev/zero")
 	var tl *TooLarge
-	if !errors.As(err, &tl) || !strings.Contains(err.Error(), "is more than 8388609 bytes") {
+	if !errors.As(err, &tl) || !strings.Contains(err.Error(), "is more than 8388608 bytes") {
 		t.Fatalf("err = %v", err)
 	}
 }

@@ -261,7 +261,7 @@ func (e *Engine) RunKernel(b Backend, id string, c *kernels.Call) (*Result, erro
 	}
 	primary := o.Primary(c)
 	var dts []string
-	for _, bd := range e.Reg.ByKernel(ref.Doc.Provider.Name, ref.Kernel.Name) {
+	for _, bd := range e.Reg.Of(ref.Kernel) {
 		if bd.InputDTypes[0] == primary.DType {
 			return e.RunBinding(bd, c)
 		}

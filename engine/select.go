@@ -128,7 +128,7 @@ func (e *Engine) DispatchNote(k *contract.Kernel, provider string) string {
 	}
 	// Kernels sharing a key with this one, in document order.
 	shared := map[string]bool{}
-	for _, b := range e.Reg.ByKernel(provider, k.Name) {
+	for _, b := range e.Reg.Of(k) {
 		for _, o := range e.Reg.LookupKey(b.Key) {
 			if o.Kernel != k {
 				shared[o.Kernel.Name] = true

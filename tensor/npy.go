@@ -186,13 +186,17 @@ func remaining(r io.Reader) (int64, bool) {
 // readChunked reads n data bytes from a stream in npyChunk pieces and only
 // then allocates the tensor.
 func readChunked(r io.Reader, dt DType, shape []int, n int) (*Tensor, error) {
-	if err := CheckAlloc(fmt.Sprintf("%s%v (read in chunks, then copied)", dt, shape), 2*n); err != nil {
-		return nil, fmt.Errorf("npy: %w", err)
-	}
 	var parts [][]byte
 	got := 0
 	for got < n {
-		b := make([]byte, min(npyChunk, n-got))
+		// Each piece is checked as it is needed (the header's claim is
+		// not trusted: a short stream ends with "truncated", whatever it
+		// claimed); the tensor they are copied into is checked by Alloc.
+		size := min(npyChunk, n-got)
+		if err := CheckAlloc(fmt.Sprintf("%s%v (%d bytes, read from a stream: its bytes %d..%d)", dt, shape, n, got, got+size), size); err != nil {
+			return nil, fmt.Errorf("npy: %w", err)
+		}
+		b := make([]byte, size)
 		k, err := io.ReadFull(r, b)
 		got += k
 		parts = append(parts, b[:k])

@@ -3,6 +3,7 @@ package tensor
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -23,6 +24,13 @@ import (
 // through directly. Hard links to a replaced file keep the old contents,
 // as with any atomic save.
 func WriteNpyFile(path string, t *Tensor) error {
+	return WriteFileAtomic(path, func(w io.Writer) error { return WriteNpy(w, t) })
+}
+
+// WriteFileAtomic writes what write produces to path as WriteNpyFile
+// does: through a temporary file, fsync and rename, so that a failure
+// leaves path as it was (`fkc fmt -w` rewrites contracts with it).
+func WriteFileAtomic(path string, write func(io.Writer) error) error {
 	target, perm := path, fs.FileMode(0o666)
 	st, err := os.Stat(path)
 	switch {
@@ -30,7 +38,7 @@ func WriteNpyFile(path string, t *Tensor) error {
 		if st.IsDir() {
 			return fmt.Errorf("write %s: it is a directory", path)
 		}
-		return writeThrough(path, t)
+		return writeThrough(path, write)
 	case err == nil:
 		if target, err = filepath.EvalSymlinks(path); err != nil {
 			return fmt.Errorf("write %s: %w", path, err)
@@ -57,7 +65,7 @@ func WriteNpyFile(path string, t *Tensor) error {
 		}
 		return fmt.Errorf("write %s: %w (%s)", path, unwrapPath(err), what)
 	}
-	if err := WriteNpy(tmp, t); err != nil {
+	if err := write(tmp); err != nil {
 		return fail(err)
 	}
 	if st != nil { // the umask applied to the new file's mode: restore the old one exactly
@@ -84,12 +92,12 @@ func WriteNpyFile(path string, t *Tensor) error {
 }
 
 // writeThrough writes to a path that is not a regular file (no rename).
-func writeThrough(path string, t *Tensor) error {
+func writeThrough(path string, write func(io.Writer) error) error {
 	f, err := os.OpenFile(path, os.O_WRONLY, 0)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, unwrapPath(err))
 	}
-	if err := WriteNpy(f, t); err != nil {
+	if err := write(f); err != nil {
 		f.Close()
 		return fmt.Errorf("write %s: %w", path, unwrapPath(err))
 	}

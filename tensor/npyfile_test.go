@@ -2,6 +2,8 @@ package tensor
 
 import (
 	"bytes"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -121,5 +123,30 @@ func TestWriteNpyFile(t *testing.T) {
 				t.Fatalf("directory changed: %v -> %v", before, after)
 			}
 		})
+	}
+}
+
+// TestWriteFileAtomicFailingWriter: whatever makes a write fail midway
+// (here the producer itself), the file keeps its old bytes and mode, and
+// no temporary file is left.
+func TestWriteFileAtomicFailingWriter(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "doc.md")
+	os.WriteFile(p, []byte("old contents"), 0o600)
+	boom := errors.New("disk on fire")
+	err := WriteFileAtomic(p, func(w io.Writer) error {
+		w.Write(bytes.Repeat([]byte("new "), 1000))
+		return boom
+	})
+	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "it is unchanged") {
+		t.Fatalf("err = %v", err)
+	}
+	got, _ := os.ReadFile(p)
+	st, _ := os.Stat(p)
+	if string(got) != "old contents" || st.Mode().Perm() != 0o600 {
+		t.Fatalf("%q, mode %v", got, st.Mode())
+	}
+	if names := dirNames(t, dir); len(names) != 1 {
+		t.Fatalf("left behind: %v", names)
 	}
 }

@@ -247,7 +247,7 @@ func kernelDetail(id string) (string, error) {
 	}
 	var bs []bindingJSON
 	mu.Lock()
-	for _, b := range eng.Reg.ByKernel(r.Doc.Provider.Name, k.Name) {
+	for _, b := range eng.Reg.Of(k) {
 		j := bindingJSON{Key: b.Key.String(), Out: b.OutDType.String()}
 		for _, d := range b.InputDTypes {
 			j.Inputs = append(j.Inputs, d.String())

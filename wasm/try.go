@@ -304,7 +304,7 @@ func runOne(pageID, backendName string, call *kernels.Call) (r *runJSON) {
 	ref, onPage := eng.FindKernel(pageID)
 	if onPage && ref.Kernel.Registrable && ref.Kernel.Backend == backend.Contract() && eng.Runnable(ref.Kernel.EntryPoint) {
 		primary := o.Primary(call)
-		for _, cand := range eng.Reg.ByKernel(ref.Doc.Provider.Name, ref.Kernel.Name) {
+		for _, cand := range eng.Reg.Of(ref.Kernel) {
 			if cand.InputDTypes[0] == primary.DType {
 				b = cand
 				break
