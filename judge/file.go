@@ -2,51 +2,24 @@ package judge
 
 import (
 	"fmt"
+	"io"
 	"os"
-	"path/filepath"
+
+	"github.com/fkc-playground/fkc/tensor"
 )
 
 // WriteFile writes the report to path atomically, as fkc run writes its
-// outputs (tensor.WriteNpyFile): a temporary file in the same directory,
-// flushed to disk, then renamed over path, so a failed write leaves any
-// earlier report whole. An existing file keeps its permission bits.
+// outputs (tensor.WriteFileAtomic): a failed write leaves any earlier
+// report whole.
 func WriteFile(path string, r *Report) error {
 	data, err := Marshal(r)
 	if err != nil {
 		return err
 	}
-	perm := os.FileMode(0o644)
-	if st, err := os.Stat(path); err == nil {
-		if !st.Mode().IsRegular() {
-			return fmt.Errorf("write %s: not a regular file", path)
-		}
-		perm = st.Mode().Perm()
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
-	if err != nil {
-		return fmt.Errorf("write %s: %v", path, err)
-	}
-	fail := func(err error) error {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %v (it is unchanged)", path, err)
-	}
-	if _, err := tmp.Write(data); err != nil {
-		return fail(err)
-	}
-	if err := tmp.Chmod(perm); err != nil {
-		return fail(err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return fail(err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fail(err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fail(err)
-	}
-	return nil
+	return tensor.WriteFileAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
 }
 
 // ReadFile reads a report from a file.
