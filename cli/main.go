@@ -33,7 +33,8 @@ type GPU struct {
 
 const usage = `usage: fkc COMMAND [ARGS]
 
-  fkc contracts [--json] [FILE|DIR ...]     providers, kernels, bindings, link status
+  fkc contracts [--json] [--judge report.json] [FILE|DIR ...]
+                                            providers, kernels, bindings, link status (--judge: measured costs)
   fkc lint FILE...                          diagnostics file:line: msg; exit 1 on errors
   fkc fmt [-w] FILE...                      canonical indentation
   fkc devices                               GPU adapters found (Vulkan)

@@ -298,6 +298,34 @@ func (k *Kernel) Summary() string {
 	return fmt.Sprintf("%10s %11s %8s %14s  %s", fmtNs(f.OverheadNs), fmtGBps(f.GBps), frac, held, flagCodes(k.Flags))
 }
 
+// Measured is the kernel's fit in words, for a line beside its contract:
+// "overhead 1.64 µs, 49 GB/s (142% of the copy ceiling), held-out error
+// 35% over 2 sizes; flags held_out, nonlinear".
+func (k *Kernel) Measured() string {
+	switch {
+	case k.Skipped != "":
+		return "skipped: " + k.Skipped
+	case k.Error != "":
+		return "error: " + k.Error
+	}
+	var b strings.Builder
+	if f := k.Fit; f == nil {
+		b.WriteString("no fit")
+	} else {
+		fmt.Fprintf(&b, "overhead %s, %s", fmtNs(f.OverheadNs), fmtGBps(f.GBps))
+		if f.CeilingFraction > 0 {
+			fmt.Fprintf(&b, " (%.0f%% of the copy ceiling)", 100*f.CeilingFraction)
+		}
+		if f.HeldOut > 0 {
+			fmt.Fprintf(&b, ", held-out error %.1f%% over %d sizes", 100*f.HeldOutError, f.HeldOut)
+		}
+	}
+	if len(k.Flags) > 0 {
+		b.WriteString("; flags " + strings.ReplaceAll(flagCodes(k.Flags), ",", ", "))
+	}
+	return b.String()
+}
+
 func flagCodes(fs []Flag) string {
 	var c []string
 	for _, f := range fs {
