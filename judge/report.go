@@ -135,14 +135,29 @@ func (p Point) MarshalJSON() ([]byte, error) {
 	case p.Outlier:
 		role = 2
 	}
-	num := func(v float64, digits int) string {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return "null"
-		}
-		return strconv.FormatFloat(v, 'g', digits, 64)
-	}
 	return []byte(fmt.Sprintf("[%d,%s,%s,%s,%s,%s,%d,%d,%d]", p.Elems, num(p.Bytes, -1), num(p.Flops, -1),
-		num(p.Ns, 6), num(p.MinNs, 6), num(p.Spread, 3), p.Samples, p.Batch, role)), nil
+		num(roundNs(p.Ns), 6), num(roundNs(p.MinNs), 6), num(p.Spread, 3), p.Samples, p.Batch, role)), nil
+}
+
+// num writes a whole number as one, anything else with at most digits
+// significant digits (-1: as many as it takes); NaN and ±Inf as null.
+func num(v float64, digits int) string {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return "null"
+	case v == math.Trunc(v) && math.Abs(v) < 1e15:
+		return strconv.FormatInt(int64(v), 10)
+	}
+	return strconv.FormatFloat(v, 'g', digits, 64)
+}
+
+// roundNs keeps a time to the ns from 100 ns up: no clock here is finer,
+// and the report stays small.
+func roundNs(ns float64) float64 {
+	if ns >= 100 {
+		return math.Round(ns)
+	}
+	return ns
 }
 
 // UnmarshalJSON reads the array MarshalJSON writes.

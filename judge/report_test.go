@@ -11,7 +11,7 @@ import (
 
 func sampleReport() *Report {
 	pts := []Point{
-		{Elems: 16, Bytes: 640, Ns: 1500.5, MinNs: 1400.25, Spread: 0.125, Samples: 11, Batch: 133},
+		{Elems: 16, Bytes: 640, Ns: 95.5, MinNs: 90.25, Spread: 0.125, Samples: 11, Batch: 133},
 		{Elems: 1 << 20, Bytes: 1 << 23, Flops: 1 << 20, Ns: 250000, MinNs: 240000, Spread: 0.5, Samples: 5, Batch: 1, HeldOut: true},
 		{Elems: 1 << 21, Bytes: 1 << 24, Flops: 1 << 21, Ns: 900000, MinNs: 800000, Samples: 5, Batch: 1, Outlier: true},
 	}
@@ -51,9 +51,17 @@ func TestReportRoundTrip(t *testing.T) {
 		t.Error("a second Marshal differs from the first")
 	}
 	// Each point on one line, in PointFields order.
-	if !strings.Contains(string(data), "\n        [16,640,0,1500.5,1400.25,0.125,11,133,0],\n") ||
+	if !strings.Contains(string(data), "\n        [16,640,0,95.5,90.25,0.125,11,133,0],\n") ||
 		!strings.Contains(string(data), `"point_fields": ["elems","bytes_moved","flops","median_ns","min_ns","spread","samples","batch","role"]`) {
 		t.Errorf("points not one per line:\n%s", data)
+	}
+}
+
+// Times are kept to the ns from 100 ns up, whole numbers written whole.
+func TestPointCompact(t *testing.T) {
+	b, _ := Point{Elems: 3, Bytes: 1 << 30, Flops: 0.5, Ns: 1234.56, MinNs: 99.25, Spread: 1.0 / 3, Samples: 5, Batch: 1, Outlier: true}.MarshalJSON()
+	if string(b) != "[3,1073741824,0.5,1235,99.25,0.333,5,1,2]" {
+		t.Errorf("%s", b)
 	}
 }
 
