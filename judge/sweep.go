@@ -58,8 +58,9 @@ type Options struct {
 	// natively or in the browser): its copy ceiling, buffer limit and name.
 	// nil on the CPU.
 	Device any
-	// MaxBytes caps the bytes of one call's operands and output (0: what
-	// this process may allocate, tensor.CheckAlloc).
+	// MaxBytes caps the bytes of one call's operands and output (0:
+	// DefaultMaxBytes); a size must also leave three times that free for
+	// this process (tensor.CheckAlloc).
 	MaxBytes int64
 	Seed     int64
 	// Now is the clock the budget is kept by (nil: time.Now).
@@ -71,6 +72,11 @@ type Options struct {
 
 // DefaultBudget is fkc judge's --budget.
 const DefaultBudget = 60 * time.Second
+
+// DefaultMaxBytes caps a call's operands and output: sizes past a few
+// hundred megabytes add nothing to a bandwidth fit, and a sweep shares
+// the machine.
+const DefaultMaxBytes = 1 << 30
 
 // What a GPU device may offer; kernels/gpu.Device offers all of them.
 type (
@@ -532,16 +538,16 @@ func (us *unitState) tooBig() string {
 		return fmt.Sprintf("size: %d elements is past the tensor cap", us.n)
 	}
 	host := us.hostPerElem * n
-	switch {
-	case s.opt.MaxBytes > 0 && host > float64(s.opt.MaxBytes):
-		return fmt.Sprintf("memory: the next size needs %s of operands; the cap is %s", fmtBytes(host), fmtBytes(float64(s.opt.MaxBytes)))
-	case s.opt.MaxBytes == 0 && host*3 > math.MaxInt/2:
-		return "memory: the next size is too large"
-	case s.opt.MaxBytes == 0:
-		// Three times the operands: the batch's outputs await the collector.
-		if err := tensor.CheckAlloc("the next size", int(3*host)); err != nil {
-			return "memory: " + err.Error()
-		}
+	limit := float64(s.opt.MaxBytes)
+	if limit <= 0 {
+		limit = DefaultMaxBytes
+	}
+	if host > limit {
+		return fmt.Sprintf("memory: the next size needs %s of operands; the cap is %s", fmtBytes(host), fmtBytes(limit))
+	}
+	// Three times the operands: the batch's outputs await the collector.
+	if err := tensor.CheckAlloc("the next size", int(3*host)); err != nil {
+		return "memory: " + err.Error()
 	}
 	if buf := us.bufferPerElem * n; s.maxBuf > 0 && buf > float64(s.maxBuf) {
 		return fmt.Sprintf("device: the next size needs a %s buffer; the adapter binds at most %s", fmtBytes(buf), fmtBytes(float64(s.maxBuf)))
