@@ -16,7 +16,7 @@ import (
 	"github.com/fkc-playground/fkc/tensor"
 )
 
-const judgeUsage = "usage: fkc judge [--backend cpu|vulkan] [--kernel PROVIDER/NAME]... [--dtype D] [--budget 60s] [--json] [-o report.json]"
+const judgeUsage = "usage: fkc judge [--backend cpu|vulkan] [--kernel PROVIDER/NAME]... [--dtype D] [--budget 60s] [--clock auto|wall] [--json] [-o report.json]"
 
 // kernelList is the repeatable --kernel flag.
 type kernelList []string
@@ -44,6 +44,7 @@ func judgeCmd(args []string, stdout, stderr io.Writer, cfg Config) int {
 	fs.Var(&ids, "kernel", "only this kernel, PROVIDER/NAME (repeatable)")
 	dtype := fs.String("dtype", "", "only bindings whose first input has this dtype")
 	budget := fs.Duration("budget", judge.DefaultBudget, "time for the whole sweep")
+	clock := fs.String("clock", "auto", "CPU kernels: auto (the kernel thread's CPU time, where the OS has it) or wall")
 	asJSON := fs.Bool("json", false, "the JSON report on stdout")
 	out := fs.String("o", "", "write the JSON report to this file (atomically)")
 	help := fs.Bool("help", false, "")
@@ -58,7 +59,10 @@ func judgeCmd(args []string, stdout, stderr io.Writer, cfg Config) int {
 	if *budget <= 0 {
 		return fail(stderr, kernels.Usagef("judge: --budget %v: want a positive duration such as 60s or 2m", *budget))
 	}
-	opt := judge.Options{Kernels: ids, Budget: *budget}
+	if *clock != "auto" && *clock != "wall" {
+		return fail(stderr, kernels.Usagef("judge: --clock %q: want auto or wall", *clock))
+	}
+	opt := judge.Options{Kernels: ids, Budget: *budget, Clock: strings.TrimPrefix(*clock, "auto")}
 	if *dtype != "" {
 		dt, err := tensor.ParseDType(*dtype)
 		if err != nil {

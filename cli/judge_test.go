@@ -28,6 +28,7 @@ func TestJudgeFlags(t *testing.T) {
 		{[]string{"--kernel", "nobody/nothing"}, 2, "no such kernel"},
 		{[]string{"--kernel", "fuel-vulkan-kernels/pad_reflect_b4"}, 2, "Vulkan kernel"},
 		{[]string{"--dtype", "F99"}, 2, "dtype"},
+		{[]string{"--clock", "cpu"}, 2, "--clock"},
 		{[]string{"--backend", "tpu"}, 2, "unknown backend"},
 		{[]string{"--backend", "webgpu"}, 2, "browser"},
 		{[]string{"--json=maybe"}, 2, "json"},

@@ -41,7 +41,7 @@ const usage = `usage: fkc COMMAND [ARGS]
   fkc run OP [--backend cpu|vulkan] [--kernel PROVIDER/NAME] [--dtype bf16] -i NAME=FILE.npy ... -o OUT.npy [flags]
   fkc verify [--backend cpu|vulkan] [--seed N] [--cases N]
   fkc bench  [--backend cpu|vulkan] [--json] [--op PREFIX] [--reps N]
-  fkc judge  [--backend cpu|vulkan] [--kernel PROVIDER/NAME]... [--dtype D] [--budget 60s] [--json] [-o report.json]
+  fkc judge  [--backend cpu|vulkan] [--kernel PROVIDER/NAME]... [--dtype D] [--budget 60s] [--clock auto|wall] [--json] [-o report.json]
 
 Run 'fkc run --help' for the ops and their flags.
 `

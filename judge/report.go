@@ -60,9 +60,13 @@ type Host struct {
 
 // Clock says how the times were taken.
 type Clock struct {
-	// Source: "wall" (runs back to back on the host clock), "gpu-timestamps"
-	// (GPU timestamp queries around the kernel's passes) or
-	// "gpu-submit-to-mapped" (submit to results mapped: transfers included).
+	// Source: "thread-cpu" (the CPU time of the thread that runs the
+	// kernel: what other processes take meanwhile does not count; a
+	// kernel that also runs on other threads is timed on the wall and its
+	// Kernel.Clock says so), "wall" (runs back to back on the host clock),
+	// "gpu-timestamps" (GPU timestamp queries around the kernel's passes)
+	// or "gpu-submit-to-mapped" (submit to results mapped: transfers
+	// included).
 	Source       string  `json:"source"`
 	ResolutionNs float64 `json:"resolution_ns"` // of the host clock, measured
 	// MinSampleNs: a sample lasts at least this long (runs are batched),

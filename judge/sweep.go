@@ -63,6 +63,10 @@ type Options struct {
 	// this process (tensor.CheckAlloc).
 	MaxBytes int64
 	Seed     int64
+	// Clock: "wall" times CPU kernels on the wall clock; "" (auto) on the
+	// calling thread's CPU clock where the OS has one (Linux), falling
+	// back to the wall for a kernel that runs on other threads too.
+	Clock string
 	// Now is the clock the budget is kept by (nil: time.Now).
 	Now func() time.Time
 
@@ -170,6 +174,9 @@ func New(eng *engine.Engine, opt Options) (*Sweep, error) {
 		Clock: Clock{ResolutionNs: res, MinSampleNs: s.minSample}}
 	if !s.gpu {
 		s.rep.Clock.Source = "wall"
+		if _, _, ok := cpuTimes(); ok && opt.Clock != "wall" {
+			s.rep.Clock.Source = "thread-cpu"
+		}
 	}
 	return s, nil
 }
@@ -346,13 +353,14 @@ type unitState struct {
 	n        int // the next size
 	stop     string
 	finished bool
+	clocks   map[string]bool // the clocks its samples were taken by
 	bytesEx  *contract.Expr
 	flopsEx  *contract.Expr
 
 	// the size in progress
 	call    *kernels.Call
 	pt      Point
-	samples []float64 // ns per run, by the clock
+	samples []timing
 	walls   []float64 // ns per run, host wall time
 	reps    int
 
@@ -368,7 +376,7 @@ type unitState struct {
 func (s *Sweep) newUnit(u Unit) *unitState {
 	left := len(s.units) - s.cur
 	share := s.remaining() / time.Duration(left)
-	us := &unitState{s: s, u: u, n: startElems, deadline: s.now().Add(share)}
+	us := &unitState{s: s, u: u, n: startElems, deadline: s.now().Add(share), clocks: map[string]bool{}}
 	b := u.Binding
 	ds := make([]string, len(b.InputDTypes))
 	for i, d := range b.InputDTypes {
@@ -407,13 +415,13 @@ func (us *unitState) step() bool {
 		us.finished = true
 		return false
 	}
-	us.samples = append(us.samples, tm.run)
+	us.samples = append(us.samples, tm)
 	us.walls = append(us.walls, tm.wall)
-	us.k.Clock = tm.clock
 	if len(us.samples) < us.reps {
 		return true
 	}
-	q := slices.Clone(us.samples)
+	q, clock := us.s.pick(us.samples)
+	us.clocks[clock] = true
 	slices.Sort(q)
 	us.pt.Ns, us.pt.MinNs = median(q), q[0]
 	us.pt.Samples = len(q)
@@ -475,7 +483,9 @@ func (us *unitState) begin() bool {
 	// the batch and says what the next size will cost.
 	t1 := s.now()
 	tm, err := s.opt.timer.time(us.u.Binding, c, 1)
-	run, wall := tm.run, float64(s.now().Sub(t1).Nanoseconds())
+	q, _ := s.pick([]timing{tm})
+	run := q[0]
+	wall := float64(s.now().Sub(t1).Nanoseconds())
 	if err != nil {
 		var un *kernels.Unavailable
 		if errors.As(err, &un) {
@@ -566,10 +576,46 @@ func (us *unitState) tooBig() string {
 	return ""
 }
 
+// pick says what a size's samples count as, and by which clock: on the
+// CPU the calling thread's CPU time, which other processes on a shared
+// machine cannot inflate — unless the kernel ran on other threads as well
+// (their CPU time passed a fifth of the caller's in the median sample;
+// the runtime's own background work shows up in a few samples only), or
+// Options.Clock is "wall": then the wall time.
+func (s *Sweep) pick(ts []timing) ([]float64, string) {
+	out := make([]float64, len(ts))
+	ratio := make([]float64, 0, len(ts))
+	for _, t := range ts {
+		if t.thread <= 0 {
+			ratio = nil
+			break
+		}
+		ratio = append(ratio, t.others/t.thread)
+	}
+	if s.opt.Clock != "wall" && len(ratio) > 0 && median(ratio) <= 0.2 {
+		for i, t := range ts {
+			out[i] = t.thread
+		}
+		return out, "thread-cpu"
+	}
+	for i, t := range ts {
+		out[i] = t.run
+	}
+	return out, ts[0].clock
+}
+
 // result fits the unit's points and returns its report entry.
 func (us *unitState) result() Kernel {
 	k := us.k
 	k.Stop = us.stop
+	var cs []string
+	for c := range us.clocks {
+		cs = append(cs, c)
+	}
+	slices.Sort(cs)
+	if len(cs) > 0 {
+		k.Clock = strings.Join(cs, "+")
+	}
 	if k.Error == "" && k.Skipped == "" {
 		k.Fit, k.Flags = Analyze(k.Points, us.s.rep.Ceiling.GBps)
 	}
@@ -622,12 +668,16 @@ type timing struct {
 	run   float64 // ns per run, by the clock
 	wall  float64 // ns per run of the host's wall time (what the budget pays)
 	clock string  // Clock.Source
+	// On the CPU where the OS says (cpuTimes): the calling thread's CPU
+	// time per run, and that of the process's other threads meanwhile.
+	thread, others float64
 }
 
 // engineTimer runs calls through the engine: on the CPU k runs back to
-// back on the wall clock; on a GPU the device's clocks (timestamps around
-// the passes where the adapter has them), the passes repeated k times
-// where the device can.
+// back on the wall clock, and on the calling thread's CPU clock where the
+// OS has one; on a GPU the device's clocks (timestamps around the passes
+// where the adapter has them), the passes repeated k times where the
+// device can.
 //
 // The collector is off inside a sample: every run allocates its output,
 // and a collection inside a sample is the process's noise, not the
@@ -662,8 +712,13 @@ func (t *engineTimer) time(b *registry.Binding, c *kernels.Call, k int) (timing,
 		t.garbage = 0
 	}
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	if !t.gpu {
+		runtime.LockOSThread() // the thread whose CPU clock is read
+		defer runtime.UnlockOSThread()
+	}
 	var dev float64
 	clock := "wall"
+	th0, pr0, cpuOK := cpuTimes()
 	t0 := time.Now()
 	for i := 0; i < runs; i++ {
 		res, err := t.eng.RunBinding(b, c)
@@ -686,7 +741,11 @@ func (t *engineTimer) time(b *registry.Binding, c *kernels.Call, k int) (timing,
 		wall /= float64(k) // a repeated call's wall time covers k passes
 	}
 	if dev == 0 {
-		return timing{run: wall, wall: wall, clock: "wall"}, nil
+		tm := timing{run: wall, wall: wall, clock: "wall"}
+		if th1, pr1, ok := cpuTimes(); ok && cpuOK && !t.gpu {
+			tm.thread, tm.others = (th1-th0)/float64(k), (pr1-pr0-(th1-th0))/float64(k)
+		}
+		return tm, nil
 	}
 	return timing{run: dev / float64(runs), wall: wall, clock: clock}, nil
 }

@@ -250,11 +250,11 @@ func TestSweepReal(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := Run(t.Context(), s, nil)
-	if len(r.Kernels) != 1 || r.Ceiling.GBps <= 0 || r.Clock.Source != "wall" || r.Clock.ResolutionNs <= 0 {
+	if len(r.Kernels) != 1 || r.Ceiling.GBps <= 0 || (r.Clock.Source != "wall" && r.Clock.Source != "thread-cpu") || r.Clock.ResolutionNs <= 0 {
 		t.Fatalf("report %+v", r)
 	}
 	k := r.Kernels[0]
-	if k.Error != "" || len(k.Points) == 0 {
+	if k.Error != "" || len(k.Points) == 0 || k.Clock != r.Clock.Source {
 		t.Fatalf("kernel %+v", k)
 	}
 	for _, p := range k.Points {
@@ -272,5 +272,30 @@ func TestDescribeDevice(t *testing.T) {
 	}
 	if c := describe(engine.CPU, nil, 0); c.Backend != "cpu" || c.Name == "" {
 		t.Errorf("%+v", c)
+	}
+}
+
+// A size's samples count by the kernel thread's CPU time, unless the
+// kernel ran on other threads too (in the median sample), or the wall
+// clock was asked for.
+func TestPickClock(t *testing.T) {
+	s := &Sweep{}
+	one := func(thread, others float64) timing {
+		return timing{run: 2 * thread, wall: 2 * thread, clock: "wall", thread: thread, others: others}
+	}
+	single := []timing{one(100, 0), one(110, 90), one(100, 1), one(105, 0), one(100, 2)} // one sample with the runtime's noise
+	if v, c := s.pick(single); c != "thread-cpu" || v[1] != 110 {
+		t.Errorf("single-threaded: %v %s", v, c)
+	}
+	multi := []timing{one(100, 300), one(100, 290), one(100, 310)}
+	if v, c := s.pick(multi); c != "wall" || v[0] != 200 {
+		t.Errorf("multi-threaded: %v %s", v, c)
+	}
+	if v, c := s.pick([]timing{{run: 50, clock: "gpu-timestamps"}}); c != "gpu-timestamps" || v[0] != 50 {
+		t.Errorf("no CPU clock: %v %s", v, c)
+	}
+	s.opt.Clock = "wall"
+	if _, c := s.pick(single); c != "wall" {
+		t.Errorf("--clock wall: %s", c)
 	}
 }
