@@ -82,7 +82,8 @@ type Ceiling struct {
 	// all threads and one.
 	GBps  float64 `json:"gb_per_s"`
 	Bytes float64 `json:"bytes"` // read + write bytes of that copy
-	// SingleThreadGBps: the same copy on one goroutine (CPU only).
+	// SingleThreadGBps: the same copy on one thread (CPU only), timed
+	// like the kernels (by the thread's CPU clock where the OS has one).
 	SingleThreadGBps float64 `json:"single_thread_gb_per_s,omitempty"`
 	Points           []Point `json:"points,omitempty"`
 	Error            string  `json:"error,omitempty"`

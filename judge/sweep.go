@@ -167,9 +167,7 @@ func New(eng *engine.Engine, opt Options) (*Sweep, error) {
 			s.ceil = newDeviceCopy(c, s.maxBuf)
 		}
 	}
-	s.start = s.now()
-	s.end = s.start.Add(opt.Budget)
-	s.rep = Report{Format: Format, Date: s.start.UTC().Format(time.RFC3339), Device: describe(opt.Backend, opt.Device, s.maxBuf),
+	s.rep = Report{Format: Format, Device: describe(opt.Backend, opt.Device, s.maxBuf),
 		Host: host(), BudgetS: opt.Budget.Seconds(), PointFields: PointFields, Kernels: []Kernel{},
 		Clock: Clock{ResolutionNs: res, MinSampleNs: s.minSample}}
 	if !s.gpu {
@@ -230,6 +228,22 @@ func Plan(eng *engine.Engine, b engine.Backend, ids []string, dt tensor.DType) (
 	return units, nil
 }
 
+// begin starts the budget's clock: at the first Step, so that a sweep
+// planned ahead of time loses none of it.
+func (s *Sweep) begin() {
+	s.start = s.now()
+	s.end = s.start.Add(s.opt.Budget)
+	s.rep.Date = s.start.UTC().Format(time.RFC3339)
+}
+
+// elapsed is the time since the first Step (0 before it).
+func (s *Sweep) elapsed() time.Duration {
+	if s.start.IsZero() {
+		return 0
+	}
+	return s.now().Sub(s.start)
+}
+
 // Units lists what the sweep measures, in order.
 func (s *Sweep) Units() []Unit { return s.units }
 
@@ -240,6 +254,7 @@ func (s *Sweep) Step() bool {
 		return false
 	}
 	if s.ceilState == nil {
+		s.begin()
 		s.ceilState = newCeilState(s)
 	}
 	if !s.ceilState.done {
@@ -294,7 +309,7 @@ func (s *Sweep) finish(cancelled bool) {
 		s.us = nil
 	}
 	s.rep.Cancelled = cancelled
-	s.rep.ElapsedS = s.now().Sub(s.start).Seconds()
+	s.rep.ElapsedS = s.elapsed().Seconds()
 	s.done = true
 }
 
@@ -303,7 +318,7 @@ func (s *Sweep) finish(cancelled bool) {
 func (s *Sweep) Report() *Report {
 	r := s.rep
 	if !s.done {
-		r.ElapsedS = s.now().Sub(s.start).Seconds()
+		r.ElapsedS = s.elapsed().Seconds()
 	}
 	r.Kernels = slices.Clone(r.Kernels)
 	return &r
@@ -311,14 +326,16 @@ func (s *Sweep) Report() *Report {
 
 // Progress says where the sweep stands.
 func (s *Sweep) Progress() Progress {
-	p := Progress{Done: len(s.rep.Kernels), Units: len(s.units), Elapsed: s.now().Sub(s.start), Budget: s.opt.Budget}
+	p := Progress{Done: len(s.rep.Kernels), Units: len(s.units), Elapsed: s.elapsed(), Budget: s.opt.Budget}
 	switch {
 	case s.done:
 		p.Fraction, p.Elapsed = 1, time.Duration(s.rep.ElapsedS*float64(time.Second))
+	case s.ceilState == nil || !s.ceilState.done:
+		p.Current = "copy ceiling"
 	case s.us != nil:
 		p.Current = s.us.u.Name()
 	case s.cur < len(s.units):
-		p.Current = "copy ceiling"
+		p.Current = s.units[s.cur].Name()
 	}
 	if !s.done {
 		// Budget-driven: time is the measure of the work; units finishing

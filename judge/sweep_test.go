@@ -112,6 +112,10 @@ func TestSweepPlanning(t *testing.T) {
 	if len(s.Units()) != 3 { // constant, reflect, replicate
 		t.Fatalf("units %v", s.Units())
 	}
+	// The budget's clock starts at the first Step, not when planned.
+	if p := s.Progress(); p.Elapsed != 0 || p.Current != "copy ceiling" || p.Units != 3 || s.Report().Date != "" {
+		t.Errorf("before the first step: %+v, date %q", p, s.Report().Date)
+	}
 	var last Progress
 	steps := 0
 	for s.Step() {
@@ -123,6 +127,9 @@ func TestSweepPlanning(t *testing.T) {
 		steps++
 	}
 	r := s.Report()
+	if r.Date != "2025-01-02T03:04:05Z" {
+		t.Errorf("date %q: want the first step's", r.Date)
+	}
 	if p := s.Progress(); p.Fraction != 1 || p.Done != 3 || p.Current != "" {
 		t.Errorf("final progress %+v", p)
 	}
