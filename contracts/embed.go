@@ -48,8 +48,8 @@ func Files() []string {
 // LoadAll parses every embedded document: the seeds and the project's own.
 func LoadAll() ([]*contract.Document, []contract.Diagnostic) { return load(Files()) }
 
-// LoadSeeds parses only the four seed documents.
-func LoadSeeds() ([]*contract.Document, []contract.Diagnostic) {
+// loadSeeds parses only the four seed documents.
+func loadSeeds() ([]*contract.Document, []contract.Diagnostic) {
 	var seeds []string
 	for _, f := range Files() {
 		if strings.HasPrefix(f, "seeds/") {

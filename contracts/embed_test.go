@@ -1,6 +1,7 @@
 package contracts
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -8,7 +9,7 @@ import (
 )
 
 func TestLoad(t *testing.T) {
-	docs, diags := LoadSeeds()
+	docs, diags := loadSeeds()
 	n := 0
 	for _, d := range docs {
 		n += len(d.Kernels)
@@ -27,5 +28,22 @@ func TestLoad(t *testing.T) {
 		if d.Severity == "error" || d.Severity == "warning" {
 			t.Errorf("embedded contracts: %s", d)
 		}
+	}
+}
+
+// The build-time compiled contracts are what the loader makes of the
+// embedded documents today: a contract edited without `go generate
+// ./contracts` fails here, not silently in the browser.
+func TestCompiledIsFresh(t *testing.T) {
+	docs, diags := LoadAll()
+	cdocs, cdiags, err := LoadCompiled()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	diff("docs", reflect.ValueOf(docs), reflect.ValueOf(cdocs), &out)
+	diff("diags", reflect.ValueOf(diags), reflect.ValueOf(cdiags), &out)
+	if len(out) > 0 {
+		t.Fatalf("contracts/compiled.gob is stale (run go generate ./contracts): %v", out)
 	}
 }

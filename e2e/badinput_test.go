@@ -23,6 +23,12 @@ func TestScriptingAPIBadInput(t *testing.T) {
 		"not a .npy":         `fkc.run({op: "sum", backend: "cpu", flags: [], inputs: {x: btoa("hello world, not numpy")}})`,
 		"input not a string": `fkc.run({op: "sum", backend: "cpu", flags: [], inputs: {x: 42}})`,
 		"bad padding":        `fkc.run({op: "pad", backend: "cpu", flags: ["--mode", "reflect", "--padding", "x:y"], inputs: {x: "AAAA"}})`,
+		// issue 9 row 13: a flag the user gave is never ignored
+		"dtype f32":     `fkc.run({op: "sum", backend: "cpu", flags: ["--dtype=f32"], inputs: {}})`,
+		"dim leftovers": `fkc.run({op: "sum", backend: "cpu", flags: ["--dim", "1abc"], inputs: {}})`,
+		"bench reps":    `fkc.bench({op: "sum", backend: "cpu", flags: [], inputs: {x: {shape: [4], dtype: "F32", fill: 1}}, reps: -1})`,
+		"bench fill":    `fkc.bench({op: "sum", backend: "cpu", flags: [], inputs: {x: {shape: [4], dtype: "F32", fill: "lots"}}})`,
+		"bench size":    `fkc.bench({op: "sum", backend: "cpu", flags: [], inputs: {x: {shape: [1000000000], dtype: "F32", fill: 1}}})`,
 	}
 	for name, call := range cases {
 		got := eval[string](t, ctx, `(async () => { try { await `+call+`; return "resolved"; } catch (e) { return (e instanceof Error ? "Error:" : "non-Error:") + e.message; } })()`)
@@ -35,4 +41,52 @@ func TestScriptingAPIBadInput(t *testing.T) {
 	if r.Err != "" || r.Kernel != "pad" {
 		t.Errorf("after the bad calls a valid run gave %+v", r)
 	}
+}
+
+// issue 9 row 2: an output far bigger than fkc.run can hand back (its base64
+// must fit one JS string) is refused before it is built, with the numbers,
+// and the page keeps working — before, the Go program died ("table index is
+// out of bounds", then every call said the program had exited).
+func TestScriptingAPIHugeOutput(t *testing.T) {
+	ctx := tab(t, nil)
+	open(t, ctx, "")
+	x := tensorOf(t, tensor.F32, []int{5})
+	r := fkcRun(t, ctx, "cpu", "pad", []string{"--mode", "constant", "--padding", "0:100999995"}, map[string]*tensor.Tensor{"x": x})
+	if !strings.Contains(r.Err, "Error:fkc: pad: output F32[101000000] needs 404000000 bytes; fkc.run returns at most") {
+		t.Errorf("a 101 M-element pad: %+v", r)
+	}
+	r = fkcRun(t, ctx, "cpu", "pad", []string{"--mode", "constant", "--padding", "0:1000000000"}, map[string]*tensor.Tensor{"x": x})
+	if !strings.Contains(r.Err, "Error:fkc: pad: output") || !strings.Contains(r.Err, "at most 134217728 per tensor") {
+		t.Errorf("a pad past the tab's cap: %+v", r)
+	}
+	r = fkcRun(t, ctx, "cpu", "pad", []string{"--mode", "constant", "--padding", "1:1"}, map[string]*tensor.Tensor{"x": x})
+	if r.Err != "" || r.Kernel != "pad" {
+		t.Errorf("after the refusals a valid run gave %+v", r)
+	}
+}
+
+// fkc.bench builds its inputs in the page at sizes Try it refuses, times
+// warm runs and reports the contract's bytes_moved.
+func TestScriptingAPIBench(t *testing.T) {
+	ctx := tab(t, nil)
+	open(t, ctx, "")
+	type reply struct {
+		Kernel     string    `json:"kernel"`
+		MedianMs   float64   `json:"median_ms"`
+		TimesMs    []float64 `json:"times_ms"`
+		BytesMoved float64   `json:"bytes_moved"`
+		GBps       float64   `json:"gb_per_s"`
+	}
+	r := eval[reply](t, ctx, `fkc.bench({op: "pad", backend: "cpu", flags: ["--mode", "reflect", "--padding", "0:0,2:2,2:2"],
+		inputs: {x: {shape: [3, 512, 512], dtype: "F32", fill: "random"}}, reps: 3})`)
+	// seed 001 pad: bytes_moved (2·out + 2·in)·4 = (2·3·516·516 + 2·3·512·512)·4
+	if r.Kernel != "pad" || len(r.TimesMs) != 3 || r.BytesMoved != 12681600 || !(r.MedianMs > 0) || !(r.GBps > 0) {
+		t.Errorf("fkc.bench pad: %+v", r)
+	}
+	g := eval[reply](t, ctx, `fkc.bench({op: "gather", backend: "cpu", flags: ["--dim", "1"],
+		inputs: {data: {shape: [1024, 1024], dtype: "F32", fill: "arange"}, indices: {shape: [1024, 1024], dtype: "U32", fill: "indices:1024"}}})`)
+	if g.Kernel != "gather" || len(g.TimesMs) != 5 || !(g.GBps > 0) {
+		t.Errorf("fkc.bench gather: %+v", g)
+	}
+	t.Logf("in this tab: pad reflect F32[3,512,512] %.2f ms (%.2f GB/s); gather [1024,1024] %.2f ms (%.2f GB/s)", r.MedianMs, r.GBps, g.MedianMs, g.GBps)
 }

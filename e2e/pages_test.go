@@ -615,3 +615,55 @@ func TestCatalogRunsHere(t *testing.T) {
 		t.Errorf("runs-here legend %q", legend)
 	}
 }
+
+// The Learn padding page: the three modes side by side on the real kernels;
+// moving a reflect pad past n−1 shows the precondition, and moving it back
+// draws the mirror again.
+func TestLearnPadding(t *testing.T) {
+	ctx := tab(t, nil)
+	open(t, ctx, "#/learn/padding?n=5&b=3&a=2&rows=4&cols=5&rb=1&ra=2&cb=2&ca=2")
+	waitFor(t, ctx, `document.querySelector('.mode[data-mode="reflect"] .cell')`)
+	strip := func(mode string) string {
+		return eval[string](t, ctx, `(() => { const m = document.querySelectorAll('.strips .mode[data-mode="`+mode+`"] .cell .v'); return [...m].map(c => c.textContent).join(" "); })()`)
+	}
+	for mode, want := range map[string]string{
+		"constant":  "0 0 0 0 1 2 3 4 0 0",
+		"reflect":   "3 2 1 0 1 2 3 4 3 2",
+		"replicate": "0 0 0 0 1 2 3 4 4 4",
+		"symmetric": "2 1 0 0 1 2 3 4 4 3",
+		"wrap":      "2 3 4 0 1 2 3 4 0 1",
+	} {
+		if got := strip(mode); got != want {
+			t.Errorf("%s strip = %q, want %q", mode, got, want)
+		}
+	}
+	if n := eval[int](t, ctx, `document.querySelectorAll('.strips .mode[data-mode="reflect"] .deco.mirror').length`); n != 2 {
+		t.Errorf("reflect strip draws %d mirror lines, want 2", n)
+	}
+	// Past n−1: the precondition, in the contract's words, and the way out.
+	move := func(name, v string) {
+		eval[bool](t, ctx, `(() => { const el = document.querySelector('form.padctl input[name="`+name+`"]'); el.value = "`+v+`"; el.dispatchEvent(new Event("input", {bubbles: true})); return true; })()`)
+	}
+	move("b", "5")
+	waitFor(t, ctx, `document.querySelector('.strips .mode[data-mode="reflect"] .violation')`)
+	text := eval[string](t, ctx, `document.querySelector('.strips .mode[data-mode="reflect"] .violation').innerText`)
+	for _, want := range []string{"reflect padding (5, 2) on axis 0 exceeds in_shape[0]-1 = 4", "before <= in_shape[i]-1", "widest reflect pad on that axis is n − 1 = 4"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the precondition message %q lacks %q", text, want)
+		}
+	}
+	if got := strip("replicate"); got != "0 0 0 0 0 0 1 2 3 4 4 4" {
+		t.Errorf("replicate goes on past n−1: %q", got)
+	}
+	if !strings.Contains(eval[string](t, ctx, `location.hash`), "b=5") {
+		t.Error("the URL does not keep the widths")
+	}
+	screenshot(t, ctx, "learn-padding")
+	move("b", "4")
+	waitFor(t, ctx, `!document.querySelector('.strips .mode[data-mode="reflect"] .violation')`)
+	// The fold: replicate piles the padding onto the edge (2-D, corner cell).
+	corner := eval[string](t, ctx, `document.querySelector('.mode[data-mode="replicate"] .gridbox[data-grid="fold-replicate"] .cell .v').textContent`)
+	if corner != "6" { // (1 row before + 1) × (2 cols before + 1)
+		t.Errorf("replicate fold at [0,0] = %s, want 6", corner)
+	}
+}

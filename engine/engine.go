@@ -166,6 +166,15 @@ func (e *Engine) Runnable(entryPoint string) bool {
 	return ok
 }
 
+// UnavailableHere says why the attached device cannot run an entry point
+// ("" when it can, or when no device is attached).
+func (e *Engine) UnavailableHere(entryPoint string) string {
+	if l, ok := e.links[entryPoint]; ok {
+		return l.Unavailable
+	}
+	return ""
+}
+
 // LinkFor says which implementation serves an entry_point.
 func (e *Engine) LinkFor(entryPoint string) (where string, ok bool) {
 	l, ok := e.entries[entryPoint]

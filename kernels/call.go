@@ -104,6 +104,10 @@ type Link struct {
 	Impl Impl
 	// Where names the implementation for docs ("kernels/cpu.Pad").
 	Where string
+	// Unavailable, when set, says why this device cannot run the kernel
+	// (a missing feature: "needs 64-bit atomics"); its Impl answers with a
+	// *Unavailable error. Empty for runnable links and device-less tables.
+	Unavailable string
 }
 
 // Exercised is the variants that run this link: Runs, else Serves.

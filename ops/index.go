@@ -234,6 +234,7 @@ var embeddingOp = &Op{
 	Symbols: func(c *kernels.Call, out []int, s map[string]float64) {
 		s["n"] = float64(tensor.NumElems(out))
 		tb, ids := c.In("table"), c.In("ids")
+		s["data_n"] = float64(tb.NumElems()) // embedding is index_select on the table: its formulas say data_n
 		s["ids_len"] = float64(ids.NumElems())
 		s["m"] = s["ids_len"]
 		if len(tb.Shape) == 2 {

@@ -34,6 +34,7 @@ const (
 	RoleRoute   = "route"   // reduce_max_to_backward: a max position receives upstream
 	RoleBlocked = "blocked" // reduce_max_to_backward: not a max position, gradient 0
 	RoleUnknown = "unknown" // the kernel wrote an index that no input element has
+	RoleWrap    = "wrap"    // periodic padding (not in these contracts; the Learn padding page)
 )
 
 // RoleLegend says what each cell role means, for the picture's legend.
@@ -42,6 +43,7 @@ var RoleLegend = map[string]string{
 	RoleClamp: "edge replicated (clamped)", RoleFold: "several outputs fold in", RoleNone: "no output folds in (stays 0)",
 	RoleReduce: "reduced", RoleAdd: "base + added src", RoleRoute: "max position: receives gradient",
 	RoleBlocked: "not a max: gradient 0", RoleUnknown: "kernel wrote an impossible index",
+	RoleWrap: "wrapped around (periodic)",
 }
 
 // Trace says where every output element of one call came from.

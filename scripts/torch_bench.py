@@ -1,16 +1,24 @@
-"""PyTorch CUDA baselines for `fkc bench` on the same shapes (issue 4).
+"""PyTorch CUDA baselines for `fkc bench --backend vulkan` on the same shapes
+(ops.BenchCases, issue 11's table).
 
-Prints median kernel time (CUDA events) and effective GB/s using the same
-byte counts as the contracts' bytes_moved formulas:
-  pad_reflect_b4:  2 * n_out * 4         (fuel-vulkan-kernels)
-  sum_all (wgsl):  (n + 1) * 4          (fkc-wgsl-kernels)
+Kernel-only times: the median of CUDA-event-timed single launches (after a
+warm-up), on inputs that are not zeros, the same input every launch (as
+`fkc bench` does). Prints one line per case and, with --json, one JSON
+object per line (case, torch_ms, what) that a table can be joined from.
+
+Index dtypes: torch gathers/scatters with int64 indices (its native index
+type; gather/scatter_add require it); fkc uses u32 indices.
 """
+import json
+import sys
+
 import torch
 import torch.nn.functional as F
 
 
-def timed(fn, reps=20):
-    fn()
+def timed(fn, reps=50):
+    for _ in range(3):
+        fn()
     torch.cuda.synchronize()
     times = []
     for _ in range(reps):
@@ -19,18 +27,56 @@ def timed(fn, reps=20):
         fn()
         e.record()
         torch.cuda.synchronize()
-        times.append(s.elapsed_time(e) * 1e6)  # ns
+        times.append(s.elapsed_time(e))  # ms
     times.sort()
     return times[len(times) // 2]
 
 
+def vals(*shape):
+    # like ops.fill: small multiples of 1/4, never all zeros
+    return (torch.randint(-32, 32, shape, device=dev).float() / 4).contiguous()
+
+
+def idx(bound, *shape):
+    return torch.randint(0, bound, shape, device=dev, dtype=torch.int64)
+
+
 dev = torch.device("cuda")
-print("torch", torch.__version__, torch.cuda.get_device_name(0))
-x = torch.randn(8, 3, 512, 512, device=dev, dtype=torch.float32)
-n_in = x.numel()
-n_out = 8 * 3 * 516 * 516
-ns = timed(lambda: F.pad(x, (2, 2, 2, 2), mode="reflect"))
-print(f"torch F.pad reflect f32[8,3,512,512] pad 2: {ns/1e6:.4f} ms  {2 * n_out * 4 / ns:.1f} GB/s")
-y = torch.randn(64 << 20, device=dev, dtype=torch.float32)
-ns = timed(lambda: torch.sum(y))
-print(f"torch.sum f32[64Mi]: {ns/1e6:.4f} ms  {((64 << 20) + 1) * 4 / ns:.1f} GB/s")
+as_json = "--json" in sys.argv
+print("torch", torch.__version__, torch.cuda.get_device_name(0), flush=True)
+
+x = vals(8, 3, 512, 512)
+g = vals(8, 3, 516, 516)
+big = vals(64 << 20)
+m = vals(4096, 4096)
+table = vals(100000, 256)
+rows = idx(100000, 50000)
+gi = idx(4096, 4096, 4096)
+ai = idx(4096, 4096)
+src = vals(4096, 4096)
+copy_src = torch.empty(64 << 20, device=dev).uniform_()
+
+cases = [
+    ("pad constant f32[8,3,512,512] pad 2", "F.pad constant", lambda: F.pad(x, (2, 2, 2, 2), mode="constant")),
+    ("pad reflect f32[8,3,512,512] pad 2", "F.pad reflect", lambda: F.pad(x, (2, 2, 2, 2), mode="reflect")),
+    ("pad replicate f32[8,3,512,512] pad 2", "F.pad replicate", lambda: F.pad(x, (2, 2, 2, 2), mode="replicate")),
+    ("pad_backward reflect f32[8,3,516,516] pad 2", "aten.reflection_pad2d_backward",
+     lambda: torch.ops.aten.reflection_pad2d_backward(g, x, [2, 2, 2, 2])),
+    ("sum_all f32[64Mi]", "torch.sum", lambda: torch.sum(big)),
+    ("sum_dim 1 f32[4096,4096]", "torch.sum(dim=1)", lambda: torch.sum(m, 1)),
+    ("max_dim 1 f32[4096,4096]", "torch.amax(dim=1)", lambda: torch.amax(m, 1)),
+    ("argmax_dim 1 f32[4096,4096]", "torch.argmax(dim=1)", lambda: torch.argmax(m, 1)),
+    ("index_select f32[100000,256] 50000 rows", "torch.index_select", lambda: torch.index_select(table, 0, rows)),
+    ("gather dim 1 f32[4096,4096]", "torch.gather", lambda: torch.gather(m, 1, gi)),
+    ("index_add dim 1 f32[4096,4096]", "Tensor.index_add", lambda: m.index_add(1, ai, src)),
+    ("scatter_add dim 1 f32[4096,4096]", "Tensor.scatter_add", lambda: m.scatter_add(1, gi, src)),
+    ("copy 256 MiB", "Tensor.clone", lambda: copy_src.clone()),
+]
+for name, what, fn in cases:
+    ms = timed(fn)
+    extra = ""
+    if name == "copy 256 MiB":
+        extra = f"  {2 * (256 << 20) / ms / 1e9:.0f} TB/s (read+write)"
+    print(f"{name:44s} {what:32s} {ms:.4f} ms{extra}", flush=True)
+    if as_json:
+        print(json.dumps({"case": name, "torch_ms": ms, "what": what}), flush=True)

@@ -61,9 +61,9 @@ func scriptBench(reqJSON string) (any, error) {
 		}
 		call.Inputs[name] = t
 	}
-	mu.Lock()
-	r := bench.Measure(eng, backend, req.Op, call, req.Reps)
-	mu.Unlock()
+	app.mu.Lock()
+	r := bench.Measure(app.eng, backend, req.Op, call, req.Reps)
+	app.mu.Unlock()
 	if r.Error != "" {
 		return nil, fmt.Errorf("fkc: %s", r.Error)
 	}

@@ -15,9 +15,10 @@ import (
 // works as before.
 func openGPU() {
 	set := func(ok bool, reason string) {
-		gpuState.Lock()
-		gpuState.Done, gpuState.Available, gpuState.Reason = true, ok, reason
-		gpuState.Unlock()
+		app.gpuMu.Lock()
+		app.gpuS.Done, app.gpuS.Available, app.gpuS.Reason = true, ok, reason
+		app.gpuMu.Unlock()
+		showGPU()
 	}
 	if nav := js.Global().Get("navigator"); nav.Get("gpu").IsUndefined() {
 		set(false, "this browser has no navigator.gpu (WebGPU is disabled or unsupported)")
@@ -43,11 +44,54 @@ func openGPU() {
 			set(false, o.err.Error())
 			return
 		}
-		mu.Lock()
-		eng.Attach(o.dev)
-		mu.Unlock()
+		app.mu.Lock()
+		app.eng.Attach(o.dev)
+		app.mu.Unlock()
 		set(true, "")
 	case <-time.After(15 * time.Second):
 		set(false, "the WebGPU adapter did not answer within 15 s")
 	}
+}
+
+// showGPU tells the page what WebGPU can do now: the header's pill, a
+// banner when it is missing, the catalog's runs-here column and a kernel
+// page's GPU buttons.
+func showGPU() {
+	g := app.gpu()
+	pill := byID("gpu-pill")
+	if pill.Truthy() {
+		text, cls := "WebGPU: not available", "pill warn"
+		if g.Available {
+			text, cls = "WebGPU: available", "pill ok"
+		}
+		pill.Set("textContent", text)
+		pill.Set("className", cls)
+		pill.Set("title", g.Reason)
+	}
+	if !g.Available && !byID("no-webgpu").Truthy() {
+		b := doc.Call("createElement", "div")
+		b.Set("id", "no-webgpu")
+		b.Set("className", "banner warn")
+		b.Call("setAttribute", "role", "alert")
+		b.Set("textContent", "WebGPU is not available in this browser ("+g.Reason+"). Everything else works: the CPU kernels run here too. "+
+			"For the GPU path use a WebGPU browser (Chrome/Edge ≥ 113; on Linux start Chromium with --enable-unsafe-webgpu).")
+		byID("banners").Call("append", b)
+	}
+	switch {
+	case app.page.path == "/" || app.page.path == "":
+		event(`{"type":"input","action":"filter","form":` + mustJSON(formOf("form.filters")) + `}`)
+		setText("runs-gpu-state", g.Word())
+	case g.Available:
+		for _, id := range []string{"run-gpu", "run-both"} {
+			if b := byID(id); b.Truthy() {
+				b.Set("disabled", false)
+				b.Call("removeAttribute", "title")
+			}
+		}
+	}
+}
+
+func mustJSON(v any) string {
+	s, _ := jsonString(v)
+	return s
 }

@@ -1,14 +1,16 @@
 //go:build js && wasm
 
 // Command wasm is the playground app: the project's Go packages compiled to
-// WebAssembly. Go does the work (contracts, registry, dispatch, CPU kernels,
-// WebGPU kernels, provenance, goldmark); web/static/app.js draws the page.
+// WebAssembly. Go does the work and renders every page (package
+// playground's templates); web/static/app.js is a bootstrap that loads this
+// program, forwards DOM events to it and highlights what a cell's data
+// names.
 //
-// The bridge is one object, globalThis.__fkcGo, whose functions take and
-// return JSON strings. Anything that may wait (every kernel run: WebGPU
-// buffer mapping completes on the JS event loop) returns a Promise and works
-// in a goroutine, so no JS callback ever blocks. Every exported function
-// recovers panics into an error the page shows.
+// The bridge is one object, globalThis.__fkcGo. route and event are called
+// from DOM events and return at once: anything that may wait (every kernel
+// run: WebGPU buffer mapping completes on the JS event loop) works in a
+// goroutine, so no JS callback ever blocks. run and bench return Promises.
+// Every exported function recovers panics into an error the page shows.
 package main
 
 import (
@@ -22,48 +24,65 @@ import (
 	"github.com/fkc-playground/fkc/contracts"
 	"github.com/fkc-playground/fkc/engine"
 	"github.com/fkc-playground/fkc/kernels/gpu"
+	"github.com/fkc-playground/fkc/playground"
 	"github.com/fkc-playground/fkc/registry"
 )
 
-var (
-	// mu serialises engine use: GPU links are added once the device opens,
-	// and a run that waits on the GPU yields to other goroutines.
-	mu  sync.Mutex
-	eng *engine.Engine
+// tabLimits bound a tab's tensors: its Go heap lives in at most 4 GiB of
+// wasm memory, so every tensor is capped at 2^27 elements (512 MiB of f32)
+// and a huge pad width is a clear error instead of an out-of-memory crash.
+var tabLimits = engine.Limits{MaxElems: 1 << 27}
 
-	gpuState = struct {
-		sync.Mutex
-		Done      bool   `json:"done"`
-		Available bool   `json:"available"`
-		Reason    string `json:"reason,omitempty"`
-		Adapter   string `json:"adapter,omitempty"`
-	}{}
-)
+// state is the app: one engine shared by the pages and the scripting API
+// (mu serialises its use: GPU links are attached once the device opens,
+// and a run that waits on the GPU yields to other goroutines), the
+// WebGPU state, and the page on screen.
+type state struct {
+	mu      sync.Mutex
+	eng     *engine.Engine
+	gpuMu   sync.Mutex
+	gpuS    playground.GPUState
+	gpuDone chan struct{}
+	page    page
+}
+
+var app = &state{gpuDone: make(chan struct{})}
+
+func (s *state) gpu() playground.GPUState {
+	s.gpuMu.Lock()
+	defer s.gpuMu.Unlock()
+	return s.gpuS
+}
+
+func (s *state) site() *playground.Site { return &playground.Site{Eng: s.eng, GPU: s.gpu()} }
+
+// lock is playground.Site.Try's way to take the engine.
+func (s *state) lock() func() {
+	s.mu.Lock()
+	return s.mu.Unlock
+}
 
 func main() {
 	start := time.Now()
 	var err error
-	if eng, err = safeEngine(); err != nil {
+	if app.eng, err = safeEngine(); err != nil {
 		fatal("fkc: loading the contracts failed: " + err.Error())
 		select {}
 	}
-	gpuDone := make(chan struct{})
 	go func() {
-		defer close(gpuDone)
+		defer close(app.gpuDone)
 		openGPU()
 	}()
-
 	api := js.Global().Get("Object").New()
-	api.Set("catalog", syncFunc(func([]js.Value) (any, error) { return jsonString(buildCatalog()) }))
-	api.Set("providerProse", syncFunc(func(a []js.Value) (any, error) { return providerProse(arg(a, 0)) }))
-	api.Set("kernel", syncFunc(func(a []js.Value) (any, error) { return kernelDetail(arg(a, 0)) }))
-	api.Set("defaults", syncFunc(func(a []js.Value) (any, error) { return defaultsFor(arg(a, 0), arg(a, 1)) }))
-	api.Set("tryit", asyncFunc(func(a []js.Value) (any, error) { return tryIt(arg(a, 0)) }))
+	api.Set("route", syncFunc(func(a []js.Value) (any, error) { return nil, route(arg(a, 0)) }))
+	api.Set("event", syncFunc(func(a []js.Value) (any, error) { return nil, event(arg(a, 0)) }))
+	api.Set("reveal", syncFunc(func(a []js.Value) (any, error) { return reveal(arg(a, 0), a[1].Int()), nil }))
+	api.Set("kernels", syncFunc(func([]js.Value) (any, error) { return kernelsJSON() }))
 	api.Set("run", asyncFunc(func(a []js.Value) (any, error) { return scriptRun(arg(a, 0)) }))
 	api.Set("bench", asyncFunc(func(a []js.Value) (any, error) { return scriptBench(arg(a, 0)) }))
 	api.Set("gpu", asyncFunc(func([]js.Value) (any, error) {
-		<-gpuDone
-		return gpuJSON()
+		<-app.gpuDone
+		return jsonString(app.gpu())
 	}))
 	api.Set("loadMs", float64(time.Since(start).Microseconds())/1000)
 	js.Global().Set("__fkcGo", api)
@@ -73,34 +92,46 @@ func main() {
 	select {} // keep the exported functions alive
 }
 
-// tabLimits bound a tab's tensors: its Go heap lives in at most 4 GiB of
-// wasm memory, so every tensor is capped at 2^27 elements (512 MiB of f32)
-// and a huge pad width is a clear error instead of an out-of-memory crash.
-var tabLimits = engine.Limits{MaxElems: 1 << 27}
-
 func safeEngine() (e *engine.Engine, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("panic: %v", r)
 		}
 	}()
-	docs, diags := contracts.LoadAll()
+	// The loader ran at build time (go generate ./contracts): decoding its
+	// result costs a fraction of parsing the YAML in the tab.
+	docs, diags, err := contracts.LoadCompiled()
+	if err != nil {
+		return nil, err
+	}
 	for _, d := range diags {
 		if d.Severity == "error" {
 			return nil, fmt.Errorf("embedded contracts: %s", d)
 		}
 	}
 	e = engine.NewWith(registry.Build(docs), tabLimits)
-	// The GPU entry points, for link status and Try it defaults before
-	// (or without) a WebGPU device; runnable once openGPU attaches one.
+	// The GPU entry points, for link status and Try-it defaults before (or
+	// without) a WebGPU device; runnable once openGPU attaches one.
 	e.AddEntries(gpu.Links(nil))
 	return e, nil
 }
 
-func gpuJSON() (string, error) {
-	gpuState.Lock()
-	defer gpuState.Unlock()
-	return jsonString(&gpuState)
+// kernelsJSON is fkc.kernels(): every kernel of every contract.
+func kernelsJSON() (string, error) {
+	rows := app.site().Rows() // sync: no lock (see route)
+	type k struct {
+		Name        string   `json:"name"`
+		Provider    string   `json:"provider"`
+		Backend     string   `json:"backend"`
+		OpKind      string   `json:"op_kind"`
+		Registrable bool     `json:"registrable"`
+		DTypes      []string `json:"dtypes"`
+	}
+	out := make([]k, len(rows))
+	for i, r := range rows {
+		out[i] = k{r.Name, r.Provider, r.Backend, r.OpKind, r.Registrable, r.DTypes}
+	}
+	return jsonString(out)
 }
 
 func arg(a []js.Value, i int) string {
@@ -126,11 +157,11 @@ func panicError(r any) error {
 	return fmt.Errorf("%s", msg)
 }
 
-func jsError(err error) js.Value {
-	return js.Global().Get("Error").New(err.Error())
-}
+func jsError(err error) js.Value { return js.Global().Get("Error").New(err.Error()) }
 
-// syncFunc exports a quick function. It returns its value, or throws.
+// syncFunc exports a quick function. It returns its value, or an error
+// marker the JS side rethrows (a thrown JS exception would unwind through
+// Go's frames).
 func syncFunc(f func([]js.Value) (any, error)) js.Func {
 	return js.FuncOf(func(_ js.Value, args []js.Value) (ret any) {
 		var err error
@@ -139,8 +170,6 @@ func syncFunc(f func([]js.Value) (any, error)) js.Func {
 				err = panicError(r)
 			}
 			if err != nil {
-				// A thrown JS exception would unwind through Go's frames;
-				// return a marker object the JS side rethrows instead.
 				ret = js.ValueOf(map[string]any{"__fkcError": err.Error()})
 			}
 		}()
@@ -153,8 +182,7 @@ func syncFunc(f func([]js.Value) (any, error)) js.Func {
 // and does the work in a goroutine.
 func asyncFunc(f func([]js.Value) (any, error)) js.Func {
 	return js.FuncOf(func(_ js.Value, args []js.Value) any {
-		// Copy the arguments: js.Values stay valid, but the slice does not.
-		a := append([]js.Value(nil), args...)
+		a := append([]js.Value(nil), args...) // the slice does not outlive the call
 		var executor js.Func
 		executor = js.FuncOf(func(_ js.Value, pr []js.Value) any {
 			resolve, reject := pr[0], pr[1]

@@ -12,6 +12,8 @@
 //	go run ./web [-addr 127.0.0.1:8080] [-dir web/static] [-allow-host NAME,…]
 package main
 
+//go:generate go run ./gen
+
 import (
 	"bytes"
 	"compress/gzip"

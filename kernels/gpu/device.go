@@ -11,14 +11,12 @@
 package gpu
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/cogentcore/webgpu/wgpu"
-	"github.com/fkc-playground/fkc/shaders/wgsl"
 )
 
 // Workgroup size and guard words: must match common.wgsl (W, GUARD).
@@ -97,6 +95,7 @@ type Device struct {
 	pipes      map[string]*pipe
 	last       time.Duration
 	lastKernel time.Duration
+	lastSetup  time.Duration // begin -> submit of the last call (host: buffers, tables, uploads queued)
 
 	lostMu sync.Mutex
 	lost   error
@@ -115,9 +114,86 @@ type Device struct {
 	// the call returns an error instead of hanging. Default 2 minutes.
 	MapTimeout time.Duration
 
-	// skipHostIndexCheck makes the index kernels rely on the shader's
-	// bounds check alone (tests use it to prove that check exists).
-	skipHostIndexCheck bool
+	// The buffer pool (native): buffers of finished calls kept for reuse
+	// by usage and size class, up to poolCap bytes (0: no pooling).
+	pool     map[poolKey][]*buffer
+	pooled   uint64
+	poolCap  uint64
+	poolHits int // buffers served from the pool (tests)
+
+	// repeat (SetKernelRepeat): how many times a call's passes run back to
+	// back between the kernel-time stamps.
+	repeat int
+
+	// steady (SetSteadyClocks): before a call, when the last warm-up is
+	// more than a second old, keep the GPU busy this long first.
+	steady   time.Duration
+	lastWarm time.Time
+}
+
+// SetSteadyClocks makes every later call that comes more than a second
+// after the last warm-up first keep the GPU busy for dur (WarmClocks): a
+// timing mode for benchmarks, so that kernel times are taken at the clocks
+// of a busy GPU whether a case runs first in a fresh process or late in a
+// long one. 0 turns it off. The warm-up is not part of any reported time.
+func (d *Device) SetSteadyClocks(dur time.Duration) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.steady = dur
+}
+
+// WarmClocks keeps the GPU fully busy for about dur (a chain of
+// multiply-adds on every SM, launch after launch), so that a measurement
+// taken right after runs at the clocks a busy GPU gets. The H200's driver
+// lowers the SM clock from 1980 to 345 MHz a few seconds after a device
+// opens unless it sees load; a long process whose calls are short and far
+// apart sees the lower clock. It changes no state the kernels use.
+func (d *Device) WarmClocks(dur time.Duration) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.warm(dur)
+}
+
+// warm is WarmClocks with d.mu held.
+func (d *Device) warm(dur time.Duration) error {
+	p, err := d.pipeline(kernelSpec{name: "clock_spin", file: "clock.wgsl", entry: "main", rw: []bool{true}})
+	if err != nil {
+		return err
+	}
+	// 8 launches of 2M threads × 1024 multiply-adds: about 0.5 ms of a
+	// whole H200 at 1980 MHz per round trip; a software adapter gets a
+	// token load.
+	groups := uint64(8192)
+	if strings.EqualFold(d.info.AdapterType, "cpu") {
+		groups = 4
+	}
+	start := time.Now()
+	for time.Since(start) < dur {
+		j := d.begin("warm_clocks")
+		j.once = true
+		sink := j.output("sink", 4, []byte{0, 0, 0, 0}, false)
+		for range 8 {
+			j.dispatch(p, groups, sink.buf)
+		}
+		if err := j.run(); err != nil {
+			return err
+		}
+	}
+	d.lastWarm = time.Now()
+	return nil
+}
+
+// SetKernelRepeat makes every later call run its compute passes n times
+// back to back (n >= 1; default 1) and report the mean as LastKernelTime.
+// It is a timing mode: a GPU that sits idle between calls lowers its
+// clocks (the H200 drops from 1980 to 345 MHz a few seconds after a device
+// opens), so one short kernel per call is timed at idle clocks; repeated
+// passes keep the GPU busy, as a back-to-back benchmark loop does. Results
+// are unchanged (calls whose passes accumulate run them once).
+func (d *Device) SetKernelRepeat(n int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.repeat = max(1, n)
 }
 
 // Info describes the adapter.
@@ -163,6 +239,7 @@ func (d *Device) Close() {
 		p.layout.Release()
 	}
 	d.pipes = nil
+	d.drainPool()
 	d.plat.release(d)
 }
 
@@ -178,427 +255,4 @@ func (d *Device) lostErr() error {
 	d.lostMu.Lock()
 	defer d.lostMu.Unlock()
 	return d.lost
-}
-
-// pipe is one compiled kernel: a pipeline with its explicit bind group
-// layout (the JS binding has no GetBindGroupLayout).
-type pipe struct {
-	name     string
-	layout   *wgpu.BindGroupLayout
-	pipeline *wgpu.ComputePipeline
-	rw       []bool // per binding: read_write storage (else read-only storage)
-}
-
-// kernelSpec names one pipeline: the WGSL file, its specialisation and entry
-// point, and the access mode of each binding in order.
-type kernelSpec struct {
-	name  string // cache key and label, e.g. "pad_reflect_b4"
-	file  string
-	entry string
-	defs  []wgsl.Def
-	rw    []bool
-}
-
-// pipeline returns the cached pipeline for spec, building it on first use.
-// Call with d.mu held.
-func (d *Device) pipeline(s kernelSpec) (*pipe, error) {
-	key := s.name + ":" + s.entry
-	if p, ok := d.pipes[key]; ok {
-		return p, nil
-	}
-	src, err := wgsl.Module(s.file, s.defs...)
-	if err != nil {
-		return nil, err
-	}
-	d.plat.pushScopes(d)
-	mod, err := d.dev.CreateShaderModule(&wgpu.ShaderModuleDescriptor{
-		Label:          s.name,
-		WGSLDescriptor: &wgpu.ShaderModuleWGSLDescriptor{Code: src},
-	})
-	if err != nil {
-		d.plat.popScopes(d)
-		return nil, fmt.Errorf("gpu: %s: shader module: %v", s.name, err)
-	}
-	defer mod.Release()
-	entries := make([]wgpu.BindGroupLayoutEntry, len(s.rw))
-	for i, rw := range s.rw {
-		t := wgpu.BufferBindingTypeReadOnlyStorage
-		if rw {
-			t = wgpu.BufferBindingTypeStorage
-		}
-		entries[i] = wgpu.BindGroupLayoutEntry{
-			Binding:    uint32(i),
-			Visibility: wgpu.ShaderStageCompute,
-			Buffer:     wgpu.BufferBindingLayout{Type: t},
-		}
-	}
-	bgl, err := d.dev.CreateBindGroupLayout(&wgpu.BindGroupLayoutDescriptor{Label: s.name, Entries: entries})
-	if err != nil {
-		d.plat.popScopes(d)
-		return nil, fmt.Errorf("gpu: %s: bind group layout: %v", s.name, err)
-	}
-	pl, err := d.dev.CreatePipelineLayout(&wgpu.PipelineLayoutDescriptor{Label: s.name, BindGroupLayouts: []*wgpu.BindGroupLayout{bgl}})
-	if err != nil {
-		d.plat.popScopes(d)
-		bgl.Release()
-		return nil, fmt.Errorf("gpu: %s: pipeline layout: %v", s.name, err)
-	}
-	defer pl.Release()
-	cp, err := d.dev.CreateComputePipeline(&wgpu.ComputePipelineDescriptor{
-		Layout:  pl,
-		Compute: wgpu.ProgrammableStageDescriptor{Module: mod, EntryPoint: s.entry},
-	})
-	if err == nil {
-		err = d.plat.popScopes(d)
-	} else {
-		d.plat.popScopes(d)
-	}
-	if err != nil {
-		bgl.Release()
-		return nil, fmt.Errorf("gpu: %s: compute pipeline: %v", s.name, err)
-	}
-	p := &pipe{name: s.name, layout: bgl, pipeline: cp, rw: s.rw}
-	if d.pipes == nil {
-		d.pipes = map[string]*pipe{}
-	}
-	d.pipes[key] = p
-	return p, nil
-}
-
-// ---- one kernel call: buffers, dispatches, readback ----
-
-// job collects the buffers and passes of one kernel call. The first error
-// sticks; later steps become no-ops, and run() returns it.
-type job struct {
-	d    *Device
-	op   string
-	enc  *wgpu.CommandEncoder
-	err  error
-	bufs []*buffer
-	outs []*outBuf
-}
-
-// buffer is a wgpu buffer with its size (the JS binding has no GetSize).
-type buffer struct {
-	b    *wgpu.Buffer
-	size uint64
-}
-
-// outBuf is a buffer whose contents come back to the host. Guarded buffers
-// carry guardWords poisoned words before and after the payload.
-type outBuf struct {
-	buf     *buffer
-	payload int // bytes the caller asked for
-	guarded bool
-	stage   *buffer
-	size    uint64
-	data    []byte // payload after run()
-}
-
-// begin starts a kernel call. Call with d.mu held.
-func (d *Device) begin(op string) *job {
-	j := &job{d: d, op: op}
-	if err := d.lostErr(); err != nil {
-		j.err = err
-		return j
-	}
-	d.plat.pushScopes(d)
-	enc, err := d.dev.CreateCommandEncoder(&wgpu.CommandEncoderDescriptor{Label: op})
-	if err != nil {
-		j.err = fmt.Errorf("gpu: %s: command encoder: %v", op, err)
-		return j
-	}
-	j.enc = enc
-	d.plat.stampBegin(j)
-	return j
-}
-
-func (j *job) fail(format string, args ...any) {
-	if j.err == nil {
-		j.err = fmt.Errorf(format, args...)
-	}
-}
-
-func round4(n int) int { return (n + 3) &^ 3 }
-
-// checkSize validates a buffer size against the adapter's limits before
-// anything is allocated.
-func (j *job) checkSize(what string, size uint64) bool {
-	lim := j.d.info
-	if size > lim.MaxStorageBufferBindingSize {
-		j.fail("gpu: %s: %s needs a %d-byte storage buffer; this adapter allows %d (maxStorageBufferBindingSize)", j.op, what, size, lim.MaxStorageBufferBindingSize)
-		return false
-	}
-	if size > lim.MaxBufferSize {
-		j.fail("gpu: %s: %s needs a %d-byte buffer; this adapter allows %d (maxBufferSize)", j.op, what, size, lim.MaxBufferSize)
-		return false
-	}
-	return true
-}
-
-func (j *job) newBuffer(what string, size uint64, usage wgpu.BufferUsage) *buffer {
-	if j.err != nil || !j.checkSize(what, size) {
-		return nil
-	}
-	b, err := j.d.dev.CreateBuffer(&wgpu.BufferDescriptor{Label: j.op + ":" + what, Size: size, Usage: usage})
-	if err != nil {
-		j.fail("gpu: %s: create %s buffer (%d bytes): %v", j.op, what, size, err)
-		return nil
-	}
-	bb := &buffer{b: b, size: size}
-	j.bufs = append(j.bufs, bb)
-	return bb
-}
-
-// region is a stretch of a new buffer's initial content; the rest is zero.
-type region struct {
-	offset uint64
-	data   []byte // a whole number of words
-}
-
-// filled creates a buffer of size bytes whose content is zero except for
-// the given regions. How the bytes get there is the platform's business
-// (upload in device_native.go / device_js.go): natively the regions are
-// queued copies and the zero body costs nothing (WebGPU zero-fills new
-// buffers); in the browser the content is copied into the mapped buffer.
-func (j *job) filled(what string, size uint64, usage wgpu.BufferUsage, regions ...region) *buffer {
-	if j.err != nil || !j.checkSize(what, size) {
-		return nil
-	}
-	b, err := j.upload(what, size, usage, regions)
-	if err != nil {
-		j.fail("gpu: %s: %s buffer (%d bytes): %v", j.op, what, size, err)
-		return nil
-	}
-	bb := &buffer{b: b, size: size}
-	j.bufs = append(j.bufs, bb)
-	return bb
-}
-
-// input uploads read-only data, padded to whole words.
-func (j *job) input(what string, data []byte) *buffer {
-	n := max(4, round4(len(data)))
-	buf := data
-	if len(buf) != n {
-		buf = make([]byte, n)
-		copy(buf, data)
-	}
-	return j.filled(what, uint64(n), wgpu.BufferUsageStorage|wgpu.BufferUsageCopyDst, region{0, buf})
-}
-
-// words uploads u32 parameters.
-func (j *job) words(what string, w []uint32) *buffer {
-	b := make([]byte, 4*max(1, len(w)))
-	for i, v := range w {
-		putU32(b[4*i:], v)
-	}
-	return j.input(what, b)
-}
-
-// output allocates a read-back buffer that the kernel overwrites element by
-// element. Guarded outputs get guardWords poisoned words at both ends and
-// poisoned tail lanes; init (if non-nil, len == payload) is the payload's
-// initial content, zeros otherwise — and poison when the device's
-// poisonBodies is set (tests), so an element a kernel forgets to write
-// cannot pass for a correct zero.
-func (j *job) output(what string, payload int, init []byte, guarded bool) *outBuf {
-	if init == nil && guarded && j.d.poisonBodies {
-		init = bytes.Repeat([]byte{poison}, payload)
-	}
-	return j.outputInit(what, payload, init, guarded)
-}
-
-// accumulator allocates a read-back buffer that starts zeroed because the
-// kernel adds into it (pad backward's CAS accumulation, counters).
-func (j *job) accumulator(what string, payload int, guarded bool) *outBuf {
-	return j.outputInit(what, payload, nil, guarded)
-}
-
-func (j *job) outputInit(what string, payload int, init []byte, guarded bool) *outBuf {
-	words := max(1, round4(payload)/4)
-	g := 0
-	if guarded {
-		g = guardWords
-	}
-	size := uint64(4 * (words + 2*g))
-	// Only the guard words, the last (possibly partial) payload word with
-	// its poisoned tail lanes, and an explicit init are uploaded: the zero
-	// body comes free (WebGPU zero-fills new buffers), which keeps the
-	// end-to-end time free of an output-sized copy.
-	var regions []region
-	if init != nil {
-		content := make([]byte, size)
-		copy(content[4*g:], init)
-		regions = append(regions, region{0, content})
-	}
-	if guarded {
-		head := make([]byte, 4*g)
-		for i := range head {
-			head[i] = poison
-		}
-		from := 4*g + payload&^3
-		tail := make([]byte, int(size)-from)
-		if init != nil {
-			copy(tail, init[payload&^3:])
-		}
-		for i := payload & 3; i < len(tail); i++ {
-			tail[i] = poison
-		}
-		regions = append(regions, region{0, head}, region{uint64(from), tail})
-	}
-	b := j.filled(what, size, wgpu.BufferUsageStorage|wgpu.BufferUsageCopySrc|wgpu.BufferUsageCopyDst, regions...)
-	if b == nil {
-		return &outBuf{}
-	}
-	o := &outBuf{buf: b, payload: payload, guarded: guarded, size: size}
-	j.outs = append(j.outs, o)
-	return o
-}
-
-// scratch allocates a device-only read-write buffer, zero-filled by WebGPU
-// itself (no upload).
-func (j *job) scratch(what string, bytes int) *buffer {
-	n := max(4, round4(bytes))
-	return j.filled(what, uint64(n), wgpu.BufferUsageStorage|wgpu.BufferUsageCopyDst)
-}
-
-// groups converts a thread count to workgroups.
-func groupsFor(threads uint64) uint64 { return (threads + wgSize - 1) / wgSize }
-
-// dispatch records one compute pass running p over `groups` workgroups
-// (split into a 2-D grid past maxComputeWorkgroupsPerDimension; the shaders
-// bound-check the flat id, so the grid's tail is harmless).
-func (j *job) dispatch(p *pipe, groups uint64, bufs ...*buffer) {
-	if j.err != nil || groups == 0 {
-		return
-	}
-	if len(bufs) != len(p.rw) {
-		j.fail("gpu: %s: internal: %s takes %d bindings, got %d", j.op, p.name, len(p.rw), len(bufs))
-		return
-	}
-	maxX := uint64(j.d.info.MaxComputeWorkgroupsPerDimension)
-	if maxX == 0 {
-		maxX = 65535
-	}
-	x, y := groups, uint64(1)
-	if groups > maxX {
-		x = maxX
-		y = (groups + maxX - 1) / maxX
-	}
-	if y > maxX || groups*wgSize > 1<<32 {
-		j.fail("gpu: %s: %d workgroups exceed this adapter's grid (%d x %d) or the kernels' 32-bit thread index", j.op, groups, maxX, maxX)
-		return
-	}
-	entries := make([]wgpu.BindGroupEntry, len(bufs))
-	for i, b := range bufs {
-		if b == nil {
-			j.fail("gpu: %s: internal: nil buffer for binding %d of %s", j.op, i, p.name)
-			return
-		}
-		entries[i] = wgpu.BindGroupEntry{Binding: uint32(i), Buffer: b.b, Offset: 0, Size: b.size}
-	}
-	bg, err := j.d.dev.CreateBindGroup(&wgpu.BindGroupDescriptor{Label: p.name, Layout: p.layout, Entries: entries})
-	if err != nil {
-		j.fail("gpu: %s: bind group for %s: %v", j.op, p.name, err)
-		return
-	}
-	defer bg.Release()
-	pass := j.enc.BeginComputePass(nil)
-	pass.SetPipeline(p.pipeline)
-	pass.SetBindGroup(0, bg, nil)
-	pass.DispatchWorkgroups(uint32(x), uint32(y), 1)
-	pass.End()
-	pass.Release()
-}
-
-// run submits the job, waits for every output to come back, checks guards
-// and releases everything. It returns the first error of the whole call.
-func (j *job) run() error {
-	d := j.d
-	defer func() {
-		if d.wedged {
-			return // a map is still pending: destroying its buffer would run the callback
-		}
-		for _, b := range j.bufs {
-			b.b.Destroy()
-			b.b.Release()
-		}
-		if j.enc != nil {
-			j.enc.Release()
-		}
-	}()
-	if j.enc == nil {
-		if j.err == nil {
-			j.err = fmt.Errorf("gpu: %s: no command encoder", j.op)
-		}
-		return j.err
-	}
-	d.lastKernel = 0
-	stamps := d.plat.stampEnd(j)
-	var stages []*buffer
-	for _, o := range j.outs {
-		if j.err != nil {
-			break
-		}
-		o.stage = j.newBuffer("readback", o.size, wgpu.BufferUsageMapRead|wgpu.BufferUsageCopyDst)
-		if o.stage == nil {
-			break
-		}
-		if err := j.enc.CopyBufferToBuffer(o.buf.b, 0, o.stage.b, 0, o.size); err != nil {
-			j.fail("gpu: %s: copy to readback: %v", j.op, err)
-		}
-		stages = append(stages, o.stage)
-	}
-	cmd, err := j.enc.Finish(nil)
-	if err != nil {
-		j.fail("gpu: %s: encode: %v", j.op, err)
-	}
-	if j.err != nil {
-		d.plat.popScopes(d)
-		return j.err
-	}
-	t0 := time.Now()
-	d.queue.Submit(cmd)
-	cmd.Release()
-	if err := d.plat.popScopes(d); err != nil {
-		return fmt.Errorf("gpu: %s: %v", j.op, err)
-	}
-	raw, err := d.plat.readBack(d, stages)
-	d.last = time.Since(t0)
-	if err != nil {
-		return fmt.Errorf("gpu: %s: %v", j.op, err)
-	}
-	if err := d.lostErr(); err != nil {
-		return fmt.Errorf("gpu: %s: %v", j.op, err)
-	}
-	for i, o := range j.outs {
-		b := raw[i]
-		if !o.guarded {
-			o.data = b[:o.payload]
-			continue
-		}
-		body := b[4*guardWords:]
-		for k := range 4 * guardWords {
-			if b[k] != poison {
-				return fmt.Errorf("gpu: %s: internal: guard word before the output was overwritten (byte %d = %#x)", j.op, k, b[k])
-			}
-		}
-		tail := body[o.payload:]
-		for k, v := range tail {
-			if v != poison {
-				return fmt.Errorf("gpu: %s: internal: output overrun: byte %d past the %d-byte payload was overwritten (%#x)", j.op, k, o.payload, v)
-			}
-		}
-		o.data = body[:o.payload]
-	}
-	d.lastKernel = d.plat.kernelTime(stamps)
-	return nil
-}
-
-func putU32(b []byte, v uint32) {
-	b[0], b[1], b[2], b[3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
-}
-
-func getU32(b []byte) uint32 {
-	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
 }

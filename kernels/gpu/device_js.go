@@ -154,45 +154,58 @@ func OpenBrowser() (*Device, error) {
 	return d, nil
 }
 
-// readBack maps each staging buffer (MapAsync blocks this goroutine on the
-// JS promise) and copies it out. A rejected map surfaces as a JS exception
-// from getMappedRange, which is turned into an error here.
-func (platform) readBack(d *Device, stages []*buffer) (out [][]byte, err error) {
+// readBack maps each output's staging buffer (MapAsync blocks this
+// goroutine on the JS promise) and hands its bytes to j.take. A rejected
+// map surfaces as a JS exception from getMappedRange, which is turned into
+// an error here.
+func (platform) readBack(d *Device, j *job) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			out, err = nil, fmt.Errorf("readback failed: %v", r)
+			err = fmt.Errorf("readback failed: %v", r)
 		}
 	}()
-	for _, b := range stages {
-		size := b.size
-		if err := b.b.MapAsync(wgpu.MapModeRead, 0, size, func(wgpu.BufferMapAsyncStatus) {}); err != nil {
-			return nil, err
+	for _, o := range j.outs {
+		b := o.stage
+		if err := b.b.MapAsync(wgpu.MapModeRead, 0, b.size, func(wgpu.BufferMapAsyncStatus) {}); err != nil {
+			return err
 		}
 		if err := d.lostErr(); err != nil {
-			return nil, err
+			return err
 		}
-		m := b.b.GetMappedRange(0, uint(size))
-		out = append(out, m)
+		m := b.b.GetMappedRange(0, uint(b.size))
+		err := j.take(o, m)
 		b.b.Unmap()
+		if err != nil {
+			return err
+		}
 	}
-	return out, nil
+	return nil
 }
 
-// upload creates a buffer whose content is zero except for the regions. In
-// the browser the whole content is copied into the buffer mapped at creation
+// fill creates a buffer holding the regions (zero elsewhere). In the
+// browser the whole content is copied into the buffer mapped at creation
 // (CreateBufferInit copies with js.CopyBytesToJS). Queue.WriteBuffer is
 // avoided here: the binding hands WebGPU a view of the wasm memory
 // (jsx.BytesToJS), which a heap growth between making the view and the call
 // detaches — WebGPU then sees an empty array ("Number of bytes to write is
-// too large").
-func (j *job) upload(what string, size uint64, usage wgpu.BufferUsage, regions []region) (*wgpu.Buffer, error) {
+// too large"). No pooling in the browser (Device.poolCap is 0).
+func (j *job) fill(what string, size uint64, usage wgpu.BufferUsage, zero bool, regions []region) (*buffer, error) {
 	label := j.op + ":" + what
+	var wb *wgpu.Buffer
+	var err error
 	if len(regions) == 0 {
-		return j.d.dev.CreateBuffer(&wgpu.BufferDescriptor{Label: label, Size: size, Usage: usage})
+		wb, err = j.d.dev.CreateBuffer(&wgpu.BufferDescriptor{Label: label, Size: size, Usage: usage | wgpu.BufferUsageCopyDst})
+	} else {
+		content := make([]byte, size)
+		for _, r := range regions {
+			copy(content[r.offset:], r.data)
+		}
+		wb, err = j.d.dev.CreateBufferInit(&wgpu.BufferInitDescriptor{Label: label, Contents: content, Usage: usage | wgpu.BufferUsageCopyDst})
 	}
-	content := make([]byte, size)
-	for _, r := range regions {
-		copy(content[r.offset:], r.data)
+	if err != nil {
+		return nil, err
 	}
-	return j.d.dev.CreateBufferInit(&wgpu.BufferInitDescriptor{Label: label, Contents: content, Usage: usage})
+	b := &buffer{b: wb, size: size, capacity: size, usage: usage}
+	j.bufs = append(j.bufs, b)
+	return b, nil
 }

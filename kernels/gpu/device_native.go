@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -47,7 +48,7 @@ func (p *platform) stampEnd(j *job) *outBuf {
 	if p.stamps == nil || j.enc == nil || j.err != nil {
 		return nil
 	}
-	b := j.newBuffer("timestamps", 16, wgpu.BufferUsageQueryResolve|wgpu.BufferUsageCopySrc)
+	b := j.get("timestamps", 16, wgpu.BufferUsageQueryResolve|wgpu.BufferUsageCopySrc, false)
 	if b == nil {
 		return nil
 	}
@@ -98,14 +99,9 @@ func (d *Device) calibrateStamps() {
 		}
 		defer enc.Release()
 		j := &job{d: d, op: "calibrate", enc: enc}
-		defer func() {
-			for _, b := range j.bufs {
-				b.b.Destroy()
-				b.b.Release()
-			}
-		}()
-		res := j.newBuffer("timestamps", 16, wgpu.BufferUsageQueryResolve|wgpu.BufferUsageCopySrc)
-		stage := j.newBuffer("readback", 16, wgpu.BufferUsageMapRead|wgpu.BufferUsageCopyDst)
+		defer d.recycle(j.bufs)
+		res := j.get("timestamps", 16, wgpu.BufferUsageQueryResolve|wgpu.BufferUsageCopySrc, false)
+		stage := j.get("readback", 16, wgpu.BufferUsageMapRead|wgpu.BufferUsageCopyDst, false)
 		if j.err != nil {
 			return s
 		}
@@ -119,15 +115,17 @@ func (d *Device) calibrateStamps() {
 		if err != nil {
 			return s
 		}
+		o := &outBuf{buf: res, payload: 16, size: 16, stage: stage}
+		j.outs = []*outBuf{o}
 		s.submit = time.Now()
 		d.queue.Submit(cmd)
 		cmd.Release()
-		raw, err := p.readBack(d, []*buffer{stage})
+		err = p.readBack(d, j)
 		s.done = time.Now()
 		if err != nil {
 			return s
 		}
-		v := raw[0][:8]
+		v := o.data[:8]
 		s.tick, s.ok = uint64(getU32(v))|uint64(getU32(v[4:]))<<32, true
 		return s
 	}
@@ -242,7 +240,8 @@ func OpenNative() (*Device, error) {
 	req.MaxComputeInvocationsPerWorkgroup = lim.MaxComputeInvocationsPerWorkgroup
 	req.MaxComputeWorkgroupSizeX = lim.MaxComputeWorkgroupSizeX
 	req.MaxComputeWorkgroupsPerDimension = lim.MaxComputeWorkgroupsPerDimension
-	d := &Device{MapTimeout: 2 * time.Minute}
+	d := &Device{MapTimeout: 2 * time.Minute, repeat: envInt("FKC_KERNEL_REPEAT", 1),
+		steady: time.Duration(envInt("FKC_STEADY_CLOCKS_MS", 0)) * time.Millisecond}
 	dev, err := ad.RequestDevice(&wgpu.DeviceDescriptor{
 		Label:            "fkc",
 		RequiredFeatures: want,
@@ -288,26 +287,40 @@ func OpenNative() (*Device, error) {
 		}
 	}
 	d.info.TimestampTickNs = d.plat.tickNs
+	// The buffer pool's budget: 1 GiB on a GPU; 128 MiB on a software
+	// adapter, whose "device" memory is the host's. FKC_GPU_POOL_MB
+	// overrides (0 turns pooling off).
+	poolMB := 1024
+	if ai.AdapterType == wgpu.AdapterTypeCPU {
+		poolMB = 128
+	}
+	d.poolCap = uint64(envInt("FKC_GPU_POOL_MB", poolMB)) << 20
 	return d, nil
 }
 
-// readBack maps every staging buffer and returns copies of their contents.
+// envInt reads a non-negative integer setting from the environment.
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v >= 0 {
+		return v
+	}
+	return def
+}
+
+// mapAll maps every buffer (mode read or write) and waits for all of them.
 // It polls the device without blocking (so a wedged device cannot hang the
 // caller) until every MapAsync callback has fired or MapTimeout passes.
-func (platform) readBack(d *Device, stages []*buffer) ([][]byte, error) {
-	n := len(stages)
+func (d *Device) mapAll(bufs []*buffer, mode wgpu.MapMode) error {
+	n := len(bufs)
 	status := make([]wgpu.BufferMapAsyncStatus, n)
-	fired := make([]bool, n)
 	pending := n
-	for i, b := range stages {
+	for i, b := range bufs {
 		i := i
-		err := b.b.MapAsync(wgpu.MapModeRead, 0, b.size, func(s wgpu.BufferMapAsyncStatus) {
+		err := b.b.MapAsync(mode, 0, b.size, func(s wgpu.BufferMapAsyncStatus) {
 			status[i] = s
-			fired[i] = true
 			pending--
 		})
 		if err != nil {
-			return nil, err
+			return err
 		}
 	}
 	timeout := d.MapTimeout
@@ -324,7 +337,7 @@ func (platform) readBack(d *Device, stages []*buffer) ([][]byte, error) {
 			break
 		}
 		if err := d.lostErr(); err != nil {
-			return nil, err
+			return err
 		}
 		if time.Now().After(deadline) {
 			err := fmt.Errorf("results not ready after %v (device hung or too slow); raise Device.MapTimeout", timeout)
@@ -332,7 +345,7 @@ func (platform) readBack(d *Device, stages []*buffer) ([][]byte, error) {
 			// the process (see Device.wedged).
 			d.wedged = true
 			d.setLost(fmt.Errorf("gpu: device abandoned after a readback timeout: %v", err))
-			return nil, err
+			return err
 		}
 		if sleep == 0 {
 			runtime.Gosched()
@@ -342,17 +355,38 @@ func (platform) readBack(d *Device, stages []*buffer) ([][]byte, error) {
 			sleep = min(2*sleep, 200*time.Microsecond)
 		}
 	}
-	out := make([][]byte, n)
-	for i, b := range stages {
+	for i := range bufs {
 		if status[i] != wgpu.BufferMapAsyncStatusSuccess {
-			return nil, fmt.Errorf("map readback buffer: %s", status[i])
+			for k := range bufs {
+				if status[k] == wgpu.BufferMapAsyncStatusSuccess {
+					bufs[k].b.Unmap()
+				}
+			}
+			return fmt.Errorf("map buffer: %s", status[i])
 		}
-		size := b.size
-		m := b.b.GetMappedRange(0, uint(size))
-		out[i] = append([]byte(nil), m...)
-		b.b.Unmap()
 	}
-	return out, nil
+	return nil
+}
+
+// readBack maps every output's staging buffer and hands its bytes to
+// j.take, straight from the mapping (one copy, into the result).
+func (platform) readBack(d *Device, j *job) error {
+	stages := make([]*buffer, len(j.outs))
+	for i, o := range j.outs {
+		stages[i] = o.stage
+	}
+	if err := d.mapAll(stages, wgpu.MapModeRead); err != nil {
+		return err
+	}
+	var first error
+	for _, o := range j.outs {
+		m := o.stage.b.GetMappedRange(0, uint(o.size))
+		if err := j.take(o, m); err != nil && first == nil {
+			first = err
+		}
+		o.stage.b.Unmap()
+	}
+	return first
 }
 
 // adapterName: wgpu-native v0.19 (under webgpu v0.23.0) reports the Vulkan
@@ -364,20 +398,57 @@ func adapterName(ai wgpu.AdapterInfo) string {
 	return ai.Name
 }
 
-// upload creates a buffer whose content is zero except for the regions,
-// each a queued copy (performed at the next submit); the zero body needs no
-// upload, since WebGPU zero-fills new buffers.
-func (j *job) upload(what string, size uint64, usage wgpu.BufferUsage, regions []region) (*wgpu.Buffer, error) {
-	b, err := j.d.dev.CreateBuffer(&wgpu.BufferDescriptor{Label: j.op + ":" + what, Size: size, Usage: usage})
-	if err != nil {
-		return nil, err
+// stagedMin: regions at least this long are uploaded through a pooled
+// mapped staging buffer (one copy, no allocation once warm); shorter ones
+// through Queue.WriteBuffer, whose own staging is cheap for them.
+const stagedMin = 256 << 10
+
+// fill returns a buffer (pooled unless zero) holding the regions: short
+// ones queued with Queue.WriteBuffer (run at submit, before the call's
+// command buffer), long ones copied into pooled staging buffers, mapped
+// for writing, and copied on the GPU by the call's encoder ahead of its
+// passes.
+func (j *job) fill(what string, size uint64, usage wgpu.BufferUsage, zero bool, regions []region) (*buffer, error) {
+	b := j.get(what, size, usage|wgpu.BufferUsageCopyDst, zero)
+	if b == nil {
+		return nil, j.err
 	}
+	var staged []region
 	for _, r := range regions {
-		if len(r.data) == 0 {
-			continue
+		switch {
+		case len(r.data) == 0:
+		case len(r.data) >= stagedMin:
+			staged = append(staged, r)
+		default:
+			data := r.data
+			if len(data)&3 != 0 {
+				data = make([]byte, round4(len(r.data)))
+				copy(data, r.data)
+			}
+			if err := j.d.queue.WriteBuffer(b.b, r.offset, data); err != nil {
+				return nil, fmt.Errorf("upload: %v", err)
+			}
 		}
-		if err := j.d.queue.WriteBuffer(b, r.offset, r.data); err != nil {
-			b.Release()
+	}
+	if len(staged) == 0 {
+		return b, nil
+	}
+	stages := make([]*buffer, len(staged))
+	for i, r := range staged {
+		if stages[i] = j.get("upload", uint64(round4(len(r.data))), wgpu.BufferUsageMapWrite|wgpu.BufferUsageCopySrc, false); stages[i] == nil {
+			return nil, j.err
+		}
+	}
+	if err := j.d.mapAll(stages, wgpu.MapModeWrite); err != nil {
+		return nil, fmt.Errorf("upload: %v", err)
+	}
+	for i, r := range staged {
+		st := stages[i]
+		m := st.b.GetMappedRange(0, uint(st.size))
+		pcopy(m[:len(r.data)], r.data)
+		clear(m[len(r.data):])
+		st.b.Unmap()
+		if err := j.enc.CopyBufferToBuffer(st.b, 0, b.b, r.offset, st.size); err != nil {
 			return nil, fmt.Errorf("upload: %v", err)
 		}
 	}

@@ -81,7 +81,13 @@ func Links(d *Device) []kernels.Link {
 			if dt == "f64" {
 				where = "kernels/gpu.(*Device).PadBackward: answers \"not available on this adapter (needs 64-bit atomics); runs on CPU\""
 			}
-			links = append(links, kernels.Link{EntryPoint: vulkanEP + k, Serves: kernels.Variants("pad_backward", kernels.ModeForm(mode)), Impl: padBackward, Where: where})
+			// The seed's compare-and-swap kernels run from their pages (or
+			// --kernel): dispatch picks the deterministic gather below.
+			l := kernels.Link{EntryPoint: vulkanEP + k, Runs: kernels.Variants("pad_backward", kernels.ModeForm(mode)), Impl: padBackward, Where: where}
+			if dt == "f64" && d != nil {
+				l.Unavailable = "needs 64-bit atomics, which wgpu does not offer"
+			}
+			links = append(links, l)
 		}
 	}
 	own := []struct {
@@ -122,6 +128,17 @@ func Links(d *Device) []kernels.Link {
 	for _, o := range own {
 		links = append(links, kernels.Link{EntryPoint: wgslEP + o.kernel, Serves: o.serves, Impl: o.impl, Where: "shaders/wgsl/" + o.where + " in kernels/gpu"})
 	}
+	// The deterministic pad backward serves `fkc run pad_backward --backend
+	// vulkan` in reflect and replicate mode (its contract says why: exact,
+	// the same bits every run, no retry cap under contention — issue 9 row
+	// 15); the constant backward stays the seed's byte-copy gather.
+	links = append(links, kernels.Link{EntryPoint: wgslEP + "pad_backward",
+		Serves: kernels.Variants("pad_backward", kernels.FormReflect, kernels.FormReplicate),
+		Runs:   kernels.Variants("pad_backward", kernels.PadForms...),
+		Impl: func(c *kernels.Call) (*tensor.Tensor, error) {
+			return d.PadBackwardGather(c.Inputs["grad_out"], c.Mode, c.Padding)
+		},
+		Where: "shaders/wgsl/pad_backward_gather.wgsl in kernels/gpu (PadBackwardGather)"})
 	return links
 }
 

@@ -58,6 +58,41 @@ func checkRank(op string, rank int) error {
 	return nil
 }
 
+// checkDims refuses a size or pad that does not fit the u32 words the
+// kernels take, so nothing passed to a shader can wrap (issue 9, row 1).
+func checkDims(op, what string, vs ...int) error {
+	for _, v := range vs {
+		if v < 0 || uint64(v) > 1<<32-1 {
+			return kernels.Violatef(op, "%s %d does not fit the GPU kernels' 32-bit sizes (contract: every size and pad < 2^32)", what, v)
+		}
+	}
+	return nil
+}
+
+// checkPads checks every pad and both shapes of a pad call with checkDims,
+// and that each output size is in + before + after exactly (computed here
+// in uint64, where it cannot wrap): a size that wrapped upstream in int
+// arithmetic is refused, never passed on.
+func checkPads(op string, in, out []int, pads []kernels.Pad) error {
+	for i, p := range pads {
+		if err := checkDims(op, fmt.Sprintf("axis %d: padding", i), p.Before, p.After); err != nil {
+			return err
+		}
+	}
+	if err := checkDims(op, "input size", in...); err != nil {
+		return err
+	}
+	if err := checkDims(op, "output size", out...); err != nil {
+		return err
+	}
+	for i, p := range pads {
+		if want := uint64(in[i]) + uint64(p.Before) + uint64(p.After); uint64(out[i]) != want {
+			return kernels.Violatef(op, "axis %d: output size %d is not %d + %d + %d (contract: out_shape[i] == in_shape[i] + before + after)", i, out[i], in[i], p.Before, p.After)
+		}
+	}
+	return nil
+}
+
 func checkElems(op string, n int) error {
 	if n > 1<<32-1 {
 		return kernels.Violatef(op, "%d elements exceed the GPU kernels' 32-bit index (contract: n_out: u32)", n)
@@ -116,14 +151,25 @@ func (d *Device) Pad(x *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad, fi
 	if err := checkElems(op, nOut); err != nil {
 		return nil, err
 	}
-	eb := x.DType.Size()
-	out := tensor.New(x.DType, outShape)
-	if nOut == 0 {
-		return out, nil
+	if err := checkPads(op, x.Shape, outShape, pads); err != nil {
+		return nil, err
 	}
+	if nOut == 0 {
+		return tensor.New(x.DType, outShape), nil
+	}
+	eb := x.DType.Size()
 	// Table path (see pad.wgsl, TAB): when the innermost output axis has at
 	// least 4 elements the tables are at most a quarter of the output.
 	tab := x.Rank() >= 1 && outShape[x.Rank()-1] >= 4
+	tableWords := uint64(3 * x.Rank())
+	if tab {
+		last := outShape[x.Rank()-1]
+		tableWords = uint64(nOut/last) + uint64(last)
+	}
+	// Size every buffer before building anything (issue 9, row 4).
+	if err := d.fits(op, sized{"pad_tables", 4 * tableWords}, sized{"input", inBytes(len(x.Data))}, sized{"out", outBytes(nOut * eb)}); err != nil {
+		return nil, err
+	}
 	tabVal := uint32(0)
 	name := PadKernel(x.DType, mode)
 	if tab {
@@ -134,6 +180,13 @@ func (d *Device) Pad(x *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad, fi
 		name: name, file: "pad.wgsl", entry: "main",
 		defs: []wgsl.Def{{Name: "EB", Value: uint32(eb)}, {Name: "MODE", Value: uint32(mode)}, {Name: "DIR", Value: 0}, {Name: "TAB", Value: tabVal}},
 		rw:   []bool{false, false, false, true},
+	}
+	per := uint64(1) // output elements (words, for 1- and 2-byte elements) per thread
+	if tab && eb == 4 {
+		// Four elements per thread, one 16-byte store (pad4.wgsl); the
+		// tables encode the mode, so one pipeline serves all three.
+		spec = kernelSpec{name: "pad_tab_b4x4", file: "pad4.wgsl", entry: "main", rw: spec.rw}
+		per = 4
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -152,12 +205,12 @@ func (d *Device) Pad(x *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad, fi
 		sb = j.words("shape_buf", shapeBuf(x.Shape, outShape, pads))
 	}
 	src := j.input("input", x.Data)
-	dst := j.output("out", len(out.Data), nil, true)
-	j.dispatch(p, groupsFor(elemWords(nOut, eb)), params, sb, src, dst.buf)
+	out := &tensor.Tensor{DType: x.DType, Shape: outShape}
+	dst := j.outputTensor("out", out)
+	j.dispatch(p, groupsFor((elemWords(nOut, eb)+per-1)/per), params, sb, src, dst.buf)
 	if err := j.run(); err != nil {
 		return nil, err
 	}
-	copy(out.Data, dst.data)
 	return out, nil
 }
 
@@ -194,10 +247,16 @@ func (d *Device) PadBackward(gradOut *tensor.Tensor, mode kernels.Mode, pads []k
 			return nil, &kernels.Unavailable{Kernel: PadBackwardKernel(dt, mode), Need: "64-bit atomics", Msg: "runs on CPU"}
 		}
 	}
-	gin := tensor.New(dt, inShape)
-	if nIn == 0 {
-		return gin, nil
+	if err := checkPads(op, inShape, gradOut.Shape, pads); err != nil {
+		return nil, err
 	}
+	if nIn == 0 {
+		return tensor.New(dt, inShape), nil
+	}
+	if err := d.fits(op, sized{"shape_buf", 4 * 3 * uint64(len(inShape))}, sized{"grad_out", inBytes(len(gradOut.Data))}, sized{"grad_in", outBytes(nIn * dt.Size())}); err != nil {
+		return nil, err
+	}
+	gin := &tensor.Tensor{DType: dt, Shape: inShape}
 	name := PadBackwardKernel(dt, mode)
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -215,12 +274,11 @@ func (d *Device) PadBackward(gradOut *tensor.Tensor, mode kernels.Mode, pads []k
 		params := j.words("params", []uint32{uint32(nIn), uint32(len(inShape)), 0, 0})
 		sb := j.words("shape_buf", shapeBuf(inShape, gradOut.Shape, pads))
 		src := j.input("grad_out", gradOut.Data)
-		dst := j.output("grad_in", len(gin.Data), nil, true)
+		dst := j.outputTensor("grad_in", gin)
 		j.dispatch(p, groupsFor(elemWords(nIn, eb)), params, sb, src, dst.buf)
 		if err := j.run(); err != nil {
 			return nil, err
 		}
-		copy(gin.Data, dst.data)
 		return gin, nil
 	}
 	dtTag := map[tensor.DType]uint32{tensor.F32: 0, tensor.F16: 1, tensor.BF16: 2}[dt]
@@ -236,7 +294,9 @@ func (d *Device) PadBackward(gradOut *tensor.Tensor, mode kernels.Mode, pads []k
 	params := j.words("params", []uint32{uint32(nOut), uint32(len(inShape))})
 	sb := j.words("shape_buf", shapeBuf(inShape, gradOut.Shape, pads))
 	src := j.input("grad_out", gradOut.Data)
+	gin.Data = tensor.New(dt, inShape).Data
 	dst := j.accumulator("grad_in", len(gin.Data), true) // zero-filled: the kernel only accumulates
+	dst.into = gin.Data
 	fails := j.accumulator("cas_failures", 4, false)
 	j.dispatch(p, groupsFor(uint64(nOut)), params, sb, src, dst.buf, fails.buf)
 	if err := j.run(); err != nil {
@@ -245,7 +305,6 @@ func (d *Device) PadBackward(gradOut *tensor.Tensor, mode kernels.Mode, pads []k
 	if n := getU32(fails.data); n != 0 {
 		return nil, fmt.Errorf("%s: %d gradient contributions could not be stored after %d compare-and-swap retries (contended slots); the result is discarded rather than returned incomplete", name, n, 1000)
 	}
-	copy(gin.Data, dst.data)
 	return gin, nil
 }
 
@@ -261,11 +320,14 @@ func (d *Device) MaskedFill(x, mask *tensor.Tensor, fill []byte) (*tensor.Tensor
 	if err := checkElems(op, n); err != nil {
 		return nil, err
 	}
-	out := tensor.New(x.DType, x.Shape)
 	if n == 0 {
-		return out, nil
+		return tensor.New(x.DType, x.Shape), nil
 	}
 	eb := x.DType.Size()
+	if err := d.fits(op, sized{"input", inBytes(len(x.Data))}, sized{"mask", inBytes(len(mask.Data))}, sized{"out", outBytes(len(x.Data))}); err != nil {
+		return nil, err
+	}
+	out := &tensor.Tensor{DType: x.DType, Shape: append([]int{}, x.Shape...)}
 	name := fmt.Sprintf("masked_fill_b%d", eb)
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -281,12 +343,11 @@ func (d *Device) MaskedFill(x, mask *tensor.Tensor, fill []byte) (*tensor.Tensor
 	params := j.words("params", []uint32{uint32(n), lo, hi})
 	src := j.input("input", x.Data)
 	m := j.input("mask", mask.Data)
-	dst := j.output("out", len(out.Data), nil, true)
+	dst := j.outputTensor("out", out)
 	j.dispatch(p, groupsFor(elemWords(n, eb)), params, src, m, dst.buf)
 	if err := j.run(); err != nil {
 		return nil, err
 	}
-	copy(out.Data, dst.data)
 	return out, nil
 }
 

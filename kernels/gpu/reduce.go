@@ -138,7 +138,19 @@ func (r *reduction) check() error {
 	if err := checkElems(r.op, r.x.NumElems()); err != nil {
 		return err
 	}
-	return nil
+	return checkDims(r.op, "x size", r.x.Shape...)
+}
+
+// sizes lists the buffers of the call (the first level's partials are the
+// largest scratch), for Device.fits before anything is built.
+func (r *reduction) sizes(outBytesN int) []sized {
+	nseg, K := uint64(tensor.NumElems(r.outShape)), uint64(prod(r.coll))
+	words := uint64(1)
+	if r.opKind != opSum {
+		words = 2
+	}
+	return []sized{{"x", inBytes(len(r.x.Data))}, {"out", outBytes(outBytesN)},
+		{"partials", 4 * words * nseg * max(1, (K+chunk-1)/chunk)}}
 }
 
 func (r *reduction) spec(entry string) kernelSpec {
@@ -147,15 +159,40 @@ func (r *reduction) spec(entry string) kernelSpec {
 		name:  fmt.Sprintf("reduce_%s_op%d_%s_rb%d", fin, r.opKind, dtName(r.x.DType), bulkRounds),
 		file:  "reduce.wgsl",
 		entry: entry,
-		defs:  []wgsl.Def{{Name: "DT", Value: dtTag(r.x.DType)}, {Name: "OP", Value: r.opKind}, {Name: "FIN", Value: r.fin}, {Name: "RB", Value: uint32(bulkRounds)}},
-		rw:    []bool{false, false, false, true, true},
+		defs: []wgsl.Def{{Name: "DT", Value: dtTag(r.x.DType)}, {Name: "OP", Value: r.opKind}, {Name: "FIN", Value: r.fin},
+			{Name: "RB", Value: uint32(bulkRounds)}, {Name: "LU", Value: uint32(r.unit())}},
+		rw: []bool{false, false, false, true, true, false},
 	}
 }
 
+// unit is the elements per 16-byte unit of x (the `rows` kernel's loads).
+func (r *reduction) unit() int { return 16 / r.x.DType.Size() }
+
+// rows reports whether the one-pass `rows` kernel serves the call: the
+// reduced elements of a segment are consecutive (one collapsed axis of
+// stride 1), K is a whole number of units and at most 16·W units, and there
+// are enough segments to fill the device.
+func (r *reduction) rows() bool {
+	if len(r.coll) != 1 || r.coll[0].stride != 1 {
+		return false
+	}
+	K := r.coll[0].size
+	return K > seqMax && K%r.unit() == 0 && K <= 16*wgSize*r.unit() && tensor.NumElems(r.outShape) >= rowsMinSegs
+}
+
+// rowsMinSegs: below this many segments the tree levels spread the work
+// over more workgroups than `rows` would.
+const rowsMinSegs = 32
+
 // bulk reports whether the first level is `bulk`: a sum whose reduced
-// elements are contiguous (one collapsed axis of stride 1) and K >= bulkMin.
+// elements are contiguous (one collapsed axis of stride 1), start on a
+// 16-byte unit (one segment, or K a whole number of units) and
+// K >= bulkMin.
 func (r *reduction) bulk() bool {
-	return r.opKind == opSum && len(r.coll) == 1 && r.coll[0].stride == 1 && r.coll[0].size >= bulkMin
+	if r.opKind != opSum || len(r.coll) != 1 || r.coll[0].stride != 1 || r.coll[0].size < bulkMin {
+		return false
+	}
+	return tensor.NumElems(r.outShape) == 1 || r.coll[0].size%r.unit() == 0
 }
 
 // levels records the tree passes: each level reduces chunks of `chunk`
@@ -179,7 +216,7 @@ func (r *reduction) levels(j *job, x *buffer, dst *buffer, p, pb *pipe) (params,
 		c := max(1, (kcur+ch-1)/ch)
 		params = j.words("params", r.params(kcur, c, level0))
 		out := j.scratch("partials", 4*words*nseg*c)
-		j.dispatch(lp, uint64(nseg)*uint64(c), params, x, in, out, dst)
+		j.dispatch(lp, uint64(nseg)*uint64(c), params, x, in, out, dst, x)
 		parts, in, kcur, level0 = out, out, c, false
 		if c == 1 {
 			return params, parts
@@ -195,30 +232,40 @@ func (d *Device) reduce(r *reduction) (*tensor.Tensor, error) {
 	if r.fin == finArg {
 		odt = tensor.U32
 	}
-	out := tensor.New(odt, r.outShape)
-	nseg := out.NumElems()
+	nseg := tensor.NumElems(r.outShape)
 	if nseg == 0 {
-		return out, nil
+		return tensor.New(odt, r.outShape), nil
 	}
+	if err := d.fits(r.op, r.sizes(nseg*odt.Size())...); err != nil {
+		return nil, err
+	}
+	out := &tensor.Tensor{DType: odt, Shape: append([]int{}, r.outShape...)}
 	outWords := elemWords(nseg, odt.Size())
 	K := prod(r.coll)
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	j := (*job)(nil)
-	if K <= seqMax {
-		p, err := d.pipeline(r.spec("seq"))
+	// One pass: `seq` (one thread per output word folds short segments),
+	// `rows` (one workgroup per output word, contiguous segments).
+	entry, groups := "", uint64(0)
+	switch {
+	case K <= seqMax:
+		entry, groups = "seq", groupsFor(outWords)
+	case r.rows():
+		entry, groups = "rows", outWords
+	}
+	if entry != "" {
+		p, err := d.pipeline(r.spec(entry))
 		if err != nil {
 			return nil, err
 		}
-		j = d.begin(r.op)
+		j := d.begin(r.op)
 		params := j.words("params", r.params(K, 1, true))
 		x := j.input("x", r.x.Data)
-		dst := j.output("out", len(out.Data), nil, true)
-		j.dispatch(p, groupsFor(outWords), params, x, x, j.scratch("unused", 4), dst.buf)
+		dst := j.outputTensor("out", out)
+		j.dispatch(p, groups, params, x, x, j.scratch("unused", 4), dst.buf, x)
 		if err := j.run(); err != nil {
 			return nil, err
 		}
-		copy(out.Data, dst.data)
 		return out, nil
 	}
 	pl, err := d.pipeline(r.spec("level"))
@@ -235,15 +282,14 @@ func (d *Device) reduce(r *reduction) (*tensor.Tensor, error) {
 			return nil, err
 		}
 	}
-	j = d.begin(r.op)
+	j := d.begin(r.op)
 	x := j.input("x", r.x.Data)
-	dst := j.output("out", len(out.Data), nil, true)
+	dst := j.outputTensor("out", out)
 	params, parts := r.levels(j, x, dst.buf, pl, pb)
-	j.dispatch(pf, groupsFor(outWords), params, x, parts, j.scratch("unused", 4), dst.buf)
+	j.dispatch(pf, groupsFor(outWords), params, x, parts, j.scratch("unused", 4), dst.buf, x)
 	if err := j.run(); err != nil {
 		return nil, err
 	}
-	copy(out.Data, dst.data)
 	return out, nil
 }
 
@@ -375,11 +421,14 @@ func (d *Device) ReduceMaxToBackward(x, upstream *tensor.Tensor, target []int) (
 	if err := r.check(); err != nil {
 		return nil, err
 	}
-	grad := tensor.New(x.DType, x.Shape)
 	n, ncell := x.NumElems(), tensor.NumElems(target)
 	if n == 0 {
-		return grad, nil
+		return tensor.New(x.DType, x.Shape), nil
 	}
+	if err := d.fits(op, append(r.sizes(len(x.Data)), sized{"upstream", inBytes(len(upstream.Data))}, sized{"tie_count", 4 * uint64(ncell)})...); err != nil {
+		return nil, err
+	}
+	grad := &tensor.Tensor{DType: x.DType, Shape: append([]int{}, x.Shape...)}
 	// cell strides: row-major over the aligned target, 0 on collapsed axes
 	p2 := make([]uint32, 18)
 	p2[0], p2[1] = uint32(n), uint32(x.Rank())
@@ -396,9 +445,15 @@ func (d *Device) ReduceMaxToBackward(x, upstream *tensor.Tensor, target []int) (
 	if err != nil {
 		return nil, err
 	}
+	// The division upstream/count: exact with shader-f64 (quot64.wgsl),
+	// the adapter's f32 division otherwise.
+	quot := []wgsl.Def{{Frag: "acc32.wgsl"}, {Frag: "quot32.wgsl"}}
+	if d.info.ShaderF64 {
+		quot = []wgsl.Def{{Frag: "acc64.wgsl"}, {Frag: "quot64.wgsl"}}
+	}
 	bspec := kernelSpec{
-		name: "reduce_max_to_backward_" + dtName(x.DType), file: "reduce_backward.wgsl",
-		defs: []wgsl.Def{{Name: "DT", Value: dtTag(x.DType)}},
+		name: "reduce_max_to_backward_" + dtName(x.DType) + "_" + quot[1].Frag, file: "reduce_backward.wgsl",
+		defs: append([]wgsl.Def{{Name: "DT", Value: dtTag(x.DType)}}, quot...),
 		rw:   []bool{false, false, false, false, true, true},
 	}
 	bspec.entry = "count"
@@ -414,15 +469,14 @@ func (d *Device) ReduceMaxToBackward(x, upstream *tensor.Tensor, target []int) (
 	j := d.begin(op)
 	xb := j.input("x", x.Data)
 	ub := j.input("upstream", upstream.Data)
-	dst := j.output("grad_x", len(grad.Data), nil, true)
+	dst := j.outputTensor("grad_x", grad)
 	_, parts := r.levels(j, xb, j.scratch("unused", 4), pl, nil)
 	pb := j.words("params", p2)
-	cnt := j.scratch("tie_count", 4*ncell)
+	cnt := j.zeros("tie_count", 4*ncell)
 	j.dispatch(pc, groupsFor(uint64(n)), pb, xb, parts, ub, cnt, dst.buf)
 	j.dispatch(pg, groupsFor(elemWords(n, x.DType.Size())), pb, xb, parts, ub, cnt, dst.buf)
 	if err := j.run(); err != nil {
 		return nil, err
 	}
-	copy(grad.Data, dst.data)
 	return grad, nil
 }

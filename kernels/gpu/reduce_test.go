@@ -81,7 +81,11 @@ type dimFns struct {
 func TestReduceDimBitwise(t *testing.T) {
 	d := device(t)
 	r := rand.New(rand.NewSource(6))
-	shapes := [][]int{{1}, {7}, {33}, {5, 40}, {3, 1030, 2}, {2, 1, 3, 2, 1, 2, 3, 2}, {4, 0, 3}, {2, 2500}}
+	// {40, 64}, {33, 1000}, {3, 40, 200}, {33, 8200}: many contiguous
+	// segments of whole 16-byte units, the one-pass `rows` kernel (RE 1..16;
+	// an odd segment count leaves a half output's last word one lane).
+	shapes := [][]int{{1}, {7}, {33}, {5, 40}, {3, 1030, 2}, {2, 1, 3, 2, 1, 2, 3, 2}, {4, 0, 3}, {2, 2500},
+		{40, 64}, {33, 1000}, {3, 40, 200}, {33, 8200}}
 	fns := []dimFns{
 		{"max_dim", (*Device).MaxDim, cpu.MaxDim},
 		{"min_dim", (*Device).MinDim, cpu.MinDim},
@@ -205,15 +209,17 @@ func TestSumDepthContract(t *testing.T) {
 }
 
 // TestReduceBulkSums runs the bulk first level on short inputs (bulkMin
-// lowered): sums and means within the bound, contiguous sum_dim rows at odd
-// half offsets, ragged last chunks, and the same bits on a second call.
+// lowered): sums and means within the bound, a ragged last unit and chunk
+// (one segment), several segments of whole units ({3, 32776}; {3, 33333}
+// and {2, 70001} start rows mid-unit and take the tree levels instead),
+// and the same bits on a second call.
 func TestReduceBulkSums(t *testing.T) {
 	d := device(t)
 	defer func(m int) { bulkMin = m }(bulkMin)
 	bulkMin = seqMax + 1
 	r := rand.New(rand.NewSource(21))
 	for _, dt := range gpuFloats {
-		for _, sh := range [][]int{{33}, {4103}, {32768}, {40000}, {3, 33333}, {2, 70001}} {
+		for _, sh := range [][]int{{33}, {4103}, {32768}, {40000}, {3, 32776}, {3, 33333}, {2, 70001}} {
 			x := randFloat(r, dt, sh, 1)
 			dim := len(sh) - 1
 			osh := kernels.DropDim(sh, dim)
@@ -300,7 +306,8 @@ func TestReduceSumsWithinBound(t *testing.T) {
 	d := device(t)
 	r := rand.New(rand.NewSource(8))
 	for _, dt := range gpuFloats {
-		for _, sh := range [][]int{{}, {0}, {1}, {31}, {32}, {33}, {1023}, {1024}, {1025}, {4103}, {1 << 20}, {3, 1500}, {2, 1, 3, 2, 1, 2, 3, 2}} {
+		for _, sh := range [][]int{{}, {0}, {1}, {31}, {32}, {33}, {1023}, {1024}, {1025}, {4103}, {1 << 20}, {3, 1500}, {2, 1, 3, 2, 1, 2, 3, 2},
+			{40, 64}, {33, 1000}, {33, 8200}} { // the last three: the `rows` kernel along dim 1
 			x := randFloat(r, dt, sh, 1)
 			n := x.NumElems()
 			sum, mag := exactSums(x, sh, func([]int) int { return 0 }, 1)

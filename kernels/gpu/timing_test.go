@@ -3,9 +3,12 @@
 package gpu
 
 import (
+	"math/rand"
 	"testing"
+	"time"
 
 	"github.com/fkc-playground/fkc/kernels"
+	"github.com/fkc-playground/fkc/kernels/cpu"
 	"github.com/fkc-playground/fkc/tensor"
 )
 
@@ -26,4 +29,66 @@ func TestLastKernelTime(t *testing.T) {
 	if k <= 0 || k > e2e {
 		t.Fatalf("LastKernelTime %v: want 0 < kernel <= end-to-end %v", k, e2e)
 	}
+}
+
+// SetKernelRepeat re-runs a call's passes back to back for timing; results
+// stay exact, multi-pass kernels included (reduction levels, the gather pad
+// backward's continued chains), and accumulating kernels run once.
+func TestKernelRepeatKeepsResults(t *testing.T) {
+	d := device(t)
+	d.SetKernelRepeat(3)
+	defer d.SetKernelRepeat(1)
+	r := rand.New(rand.NewSource(60))
+	x := randFloat(r, tensor.F32, []int{3, 5000}, 1)
+	got, err := d.MaxDim(x, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := cpu.MaxDim(x, 1)
+	sameBits(t, "max_dim, repeated", got, want)
+	g := tensor.New(tensor.F32, []int{2 * 20000})
+	for i := range g.NumElems() {
+		g.Set(i, float64(r.Intn(9)-4))
+	}
+	for _, c := range []struct {
+		run  func(*tensor.Tensor, kernels.Mode, []kernels.Pad) (*tensor.Tensor, error)
+		mode kernels.Mode
+		pads []kernels.Pad
+	}{
+		{d.PadBackwardGather, kernels.Replicate, pp(19999, 19999)}, // continued over 2 passes
+		{d.PadBackward, kernels.Reflect, pp(3, 3)},                 // CAS into a zeroed buffer: run once
+	} {
+		got, err := c.run(g, c.mode, c.pads)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := cpu.PadBackward(g, c.mode, c.pads)
+		sameBits(t, "pad backward, repeated", got, want) // small integers: exact in any order
+	}
+}
+
+// WarmClocks keeps the device busy for the asked time and leaves results
+// alone; SetSteadyClocks warms before calls a second after the last warm.
+func TestWarmClocks(t *testing.T) {
+	d := device(t)
+	t0 := time.Now()
+	if err := d.WarmClocks(30 * time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if el := time.Since(t0); el < 30*time.Millisecond {
+		t.Errorf("WarmClocks(30ms) returned after %v", el)
+	}
+	d.SetSteadyClocks(20 * time.Millisecond)
+	defer d.SetSteadyClocks(0)
+	d.lastWarm = time.Time{}
+	x := randFloat(rand.New(rand.NewSource(61)), tensor.F32, []int{5, 300}, 1)
+	got, err := d.Pad(x, kernels.Reflect, pp(0, 0, 2, 2), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if time.Since(d.lastWarm) > time.Second {
+		t.Errorf("no warm-up before the call in steady mode")
+	}
+	want, _ := cpu.Pad(x, kernels.Reflect, pp(0, 0, 2, 2), nil)
+	sameBits(t, "pad after a warm-up", got, want)
 }

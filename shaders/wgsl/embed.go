@@ -29,10 +29,17 @@ func Source(name string) (string, error) {
 	return string(b), nil
 }
 
-// Def is one specialisation constant: `const Name: u32 = Value;`.
+// Def is one specialisation: a constant `const Name: u32 = Value;`, or,
+// with Type set, a type alias `alias Name = Type;` (the element type of a
+// binding: u32 words, or f64 on adapters with shader-f64), or, with Frag
+// set, a fragment file included at this point (the variant of a family's
+// helpers that a dtype needs: f64 code must not reach a module compiled on
+// an adapter without shader-f64).
 type Def struct {
 	Name  string
 	Value uint32
+	Type  string
+	Frag  string
 }
 
 // Module assembles a complete WGSL module: common.wgsl, the fragments the
@@ -61,7 +68,19 @@ func Module(name string, defs ...Def) (string, error) {
 	}
 	sb.WriteString("\n// ---- specialisation (set by kernels/gpu) ----\n")
 	for _, d := range defs {
-		fmt.Fprintf(&sb, "const %s: u32 = %du;\n", d.Name, d.Value)
+		switch {
+		case d.Frag != "":
+			frag, err := Source(d.Frag)
+			if err != nil {
+				return "", fmt.Errorf("wgsl: %s: %v", name, err)
+			}
+			sb.WriteString("\n// ---- " + d.Frag + " ----\n")
+			sb.WriteString(frag)
+		case d.Type != "":
+			fmt.Fprintf(&sb, "alias %s = %s;\n", d.Name, d.Type)
+		default:
+			fmt.Fprintf(&sb, "const %s: u32 = %du;\n", d.Name, d.Value)
+		}
 	}
 	sb.WriteString("\n// ---- ")
 	sb.WriteString(name)

@@ -24,8 +24,14 @@
 // add pass gets `off` at binding 6 and `order` in the `idx` slot (it reads
 // no index itself: the `check` pass, bound to the real indices, does).
 
+// Fast path (P[6] = I != 0): when the shapes agree on every axis but dim,
+// an element is (outer o, coordinate c along dim, inner i) of the output,
+// e = (o·J + c)·I + i with J = P[7] the output's dim length and I the
+// product of the axes after dim: one or two divisions instead of a div/mod
+// per axis.
+
 @group(0) @binding(0) var<storage, read> P: array<u32>;
-// P: [n_out, rank, dim, n_idx, bound, len, 0, 0, A[8] (data/base shape), B[8] (indices/src shape), O[8] (out shape)]
+// P: [n_out, rank, dim, n_idx, bound, len, I (fast path) or 0, J, A[8] (data/base shape), B[8] (indices/src shape), O[8] (out shape)]
 @group(0) @binding(1) var<storage, read> data: array<u32>;
 @group(0) @binding(2) var<storage, read> idx: array<u32>;
 @group(0) @binding(3) var<storage, read> src: array<u32>;
@@ -82,8 +88,34 @@ fn coord_dim(e: u32, o0: u32) -> u32 {
     return r % P[o0 + dim];
 }
 
+// (o, c, i) of output element e on the fast path (module comment).
+fn split3(e: u32) -> vec3<u32> {
+    let I = P[6];
+    var r = e;
+    var i = 0u;
+    if (I != 1u) {
+        r = e / I;
+        i = e - r * I;
+    }
+    let o = r / P[7];
+    return vec3<u32>(o, r - o * P[7], i);
+}
+
 // Data element index feeding output element e (NONE after a bad index).
 fn mover_source(e: u32, gather: bool) -> u32 {
+    if (P[6] != 0u) {
+        let s = split3(e);
+        var pos = s.y;                        // index_select: rank-1 indices
+        if (gather) {
+            pos = e;                          // indices has the output's shape
+        }
+        let v = idx[pos];
+        if (v >= P[4]) {
+            bad(pos);
+            return NONE;
+        }
+        return (s.x * P[4] + v) * P[6] + s.z;
+    }
     var pos = 0u;
     if (gather) {
         pos = e;                              // indices has the output's shape
@@ -185,8 +217,17 @@ fn add(acc: f32, v: f32) -> f32 {
 // index_add: out[e] = base[e] + Σ_{i: idx[i] == c} src[e with dim <- i], i
 // ascending: bucket c of the table lists exactly those i, in ascending order.
 fn index_add_one(e: u32) -> u32 {
-    let c = coord_dim(e, 8u);
     var acc = load_f(false, e);
+    if (P[6] != 0u) {                         // fast path: src element (o, j, i)
+        let s = split3(e);
+        let row = s.x * P[5];
+        let end = off[s.y + 1u];
+        for (var q = off[s.y]; q < end; q = q + 1u) {
+            acc = add(acc, load_f(true, (row + idx[q]) * P[6] + s.z));
+        }
+        return to_bits(acc);
+    }
+    let c = coord_dim(e, 8u);
     let end = off[c + 1u];
     for (var q = off[c]; q < end; q = q + 1u) {
         acc = add(acc, load_f(true, remap(e, 8u, 16u, idx[q])));
@@ -249,4 +290,189 @@ fn scatter_add(@builtin(workgroup_id) wid: vec3<u32>,
                @builtin(num_workgroups) nwg: vec3<u32>,
                @builtin(local_invocation_index) lid: u32) {
     add_elems(thread_id(wid, nwg, lid), true);
+}
+
+// ---- rows staged in workgroup memory (dim last, I = 1) ----
+//
+// gather / index_add along the last axis read their row of data (src)
+// at random positions: one workgroup per output row first copies that row
+// into workgroup memory with coalesced loads, then gathers from it. Taken
+// when a row is at most SROW words and starts on a word (the host checks).
+// Indices are checked as everywhere: a bad one is never used, its position
+// goes to err[0].
+
+const SROW: u32 = 4096u;                    // words: 16 KiB, WebGPU's default limit
+var<workgroup> srow: array<u32, SROW>;
+
+// Element k of the staged row (a half in the low 16 bits when half).
+fn staged(k: u32, half: bool) -> u32 {
+    if (!half) { return srow[k]; }
+    return (srow[k >> 1u] >> ((k & 1u) * 16u)) & 0xffffu;
+}
+
+// Copies `words` words of buf (data if from_src is false, else src),
+// starting at word w0, into srow; ends with a barrier.
+fn stage(from_src: bool, w0: u32, words: u32, lid: u32) {
+    for (var w = lid; w < words; w = w + W) {
+        if (from_src) { srow[w] = src[w0 + w]; } else { srow[w] = data[w0 + w]; }
+    }
+    workgroupBarrier();
+}
+
+@compute @workgroup_size(256)
+fn gather_rows(@builtin(workgroup_id) wid: vec3<u32>,
+               @builtin(num_workgroups) nwg: vec3<u32>,
+               @builtin(local_invocation_index) lid: u32) {
+    let o = group_id(wid, nwg);               // output row
+    let J = P[7];
+    let D = P[4];
+    if (o * J >= P[0]) { return; }            // uniform
+    let per = 4u / EB;                        // elements per word (EB 2 or 4)
+    stage(false, o * (D / per), D / per, lid);
+    for (var w = lid; w < J / per; w = w + W) {
+        var word = 0u;
+        for (var l = 0u; l < per; l = l + 1u) {
+            let e = o * J + w * per + l;
+            let v = idx[e];
+            if (v >= D) {
+                bad(e);
+            } else {
+                word = word | (staged(v, EB == 2u) << (l * 16u));
+            }
+        }
+        dst[GUARD + o * (J / per) + w] = word;
+    }
+}
+
+// The staged src element k as an f32 (halves widened).
+fn staged_f(k: u32) -> f32 {
+    let b = staged(k, DT != 0u);
+    if (DT == 1u) { return bitcast<f32>(f16_bits_to_f32_bits(b)); }
+    if (DT == 2u) { return bitcast<f32>(bf16_bits_to_f32_bits(b)); }
+    return bitcast<f32>(b);
+}
+
+@compute @workgroup_size(256)
+fn index_add_rows(@builtin(workgroup_id) wid: vec3<u32>,
+                  @builtin(num_workgroups) nwg: vec3<u32>,
+                  @builtin(local_invocation_index) lid: u32) {
+    let o = group_id(wid, nwg);               // output row
+    let C = P[7];
+    let m = P[5];
+    if (o * C >= P[0]) { return; }            // uniform
+    let per = select(2u, 1u, DT == 0u);       // elements per word
+    stage(true, o * (m / per), m / per, lid);
+    for (var w = lid; w < C / per; w = w + W) {
+        var word = 0u;
+        for (var l = 0u; l < per; l = l + 1u) {
+            let c = w * per + l;
+            var acc = load_f(false, o * C + c);
+            let end = off[c + 1u];
+            for (var q = off[c]; q < end; q = q + 1u) {
+                acc = add(acc, staged_f(idx[q]));
+            }
+            word = word | (to_bits(acc) << (l * 16u));
+        }
+        dst[GUARD + o * (C / per) + w] = word;
+    }
+}
+
+// ---- scatter_add along the last axis, one workgroup per row ----
+//
+// out[o, c] = base[o, c] + Σ src[o, j] over j with idx[o, j] == c, j
+// ascending (the oracle's order, in the dtype). The row's sums live in
+// workgroup memory (sacc, a tile of SCT columns at a time; SCT is Go-
+// prepended from the adapter's limit). The row's contributions go by in
+// chunks of SQ·W in j order, SQ consecutive j per thread; within a chunk
+// the contributions to one column take turns, smallest j first: each round
+// every pending contribution bids its j for its column (atomicMin), the
+// winners add, the rest bid again — a column sees its adds in ascending j,
+// and the rounds per chunk are the most contributions one column gets in
+// it. No host table, no global atomics; an index >= C is never used (its
+// position goes to err[0]).
+
+const SQ: u32 = 4u;                         // contributions per thread per chunk
+
+var<workgroup> sacc: array<f32, SCT>;
+var<workgroup> sown: array<atomic<u32>, SCT>;
+var<workgroup> sleft: atomic<u32>;
+var<workgroup> sleftp: u32;
+
+@compute @workgroup_size(256)
+fn scatter_add_rows(@builtin(workgroup_id) wid: vec3<u32>,
+                    @builtin(num_workgroups) nwg: vec3<u32>,
+                    @builtin(local_invocation_index) lid: u32) {
+    let o = group_id(wid, nwg);               // output row
+    let C = P[4];
+    let J = P[5];
+    if (o * C >= P[0]) { return; }            // uniform
+    let per = select(2u, 1u, DT == 0u);       // elements per output word
+    for (var c0 = 0u; c0 < C; c0 = c0 + SCT) {
+        let tile = min(SCT, C - c0);
+        for (var c = lid; c < tile; c = c + W) {
+            sacc[c] = load_f(false, o * C + c0 + c);
+            atomicStore(&sown[c], NONE);
+        }
+        workgroupBarrier();
+        for (var j0 = 0u; j0 < J; j0 = j0 + SQ * W) {
+            var col = array<u32, SQ>();
+            var val = array<f32, SQ>();
+            var pend = 0u;                        // bit q: contribution q pending
+            for (var q = 0u; q < SQ; q = q + 1u) {
+                let j = j0 + lid * SQ + q;
+                if (j < J) {
+                    let p = o * J + j;
+                    let v = idx[p];
+                    if (v >= C) {
+                        bad(p);
+                    } else if (v >= c0 && v < c0 + tile) {
+                        pend = pend | (1u << q);
+                        col[q] = v - c0;
+                        val[q] = load_f(true, p);
+                    }
+                }
+            }
+            loop {
+                for (var q = 0u; q < SQ; q = q + 1u) {
+                    if ((pend & (1u << q)) != 0u) {
+                        atomicMin(&sown[col[q]], lid * SQ + q);
+                    }
+                }
+                workgroupBarrier();
+                var won = 0u;
+                for (var q = 0u; q < SQ; q = q + 1u) {
+                    if ((pend & (1u << q)) != 0u && atomicLoad(&sown[col[q]]) == lid * SQ + q) {
+                        won = won | (1u << q);
+                    }
+                }
+                workgroupBarrier();
+                for (var q = 0u; q < SQ; q = q + 1u) {
+                    if ((won & (1u << q)) != 0u) {
+                        sacc[col[q]] = add(sacc[col[q]], val[q]);
+                        atomicStore(&sown[col[q]], NONE);
+                    }
+                }
+                pend = pend & ~won;
+                if (pend != 0u) {
+                    atomicAdd(&sleft, 1u);
+                }
+                workgroupBarrier();
+                if (lid == 0u) {
+                    sleftp = atomicExchange(&sleft, 0u);
+                }
+                if (workgroupUniformLoad(&sleftp) == 0u) {
+                    break;
+                }
+            }
+        }
+        workgroupBarrier();
+        for (var w = lid; w < tile / per; w = w + W) {
+            var word = 0u;
+            for (var l = 0u; l < per; l = l + 1u) {
+                word = word | (to_bits(sacc[w * per + l]) << (l * 16u));
+            }
+            dst[GUARD + (o * C + c0) / per + w] = word;
+        }
+        workgroupBarrier();
+    }
 }

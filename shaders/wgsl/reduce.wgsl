@@ -35,6 +35,8 @@ const CH: u32 = 4096u;   // elements per workgroup per level (16 per thread)
 @group(0) @binding(2) var<storage, read> pin: array<u32>;
 @group(0) @binding(3) var<storage, read_write> pout: array<u32>;
 @group(0) @binding(4) var<storage, read_write> dst: array<u32>;
+// x as 16-byte units (the `rows` kernel's loads); the same buffer as x.
+@group(0) @binding(5) var<storage, read> x4: array<vec4<u32>>;
 
 var<workgroup> shs: array<f32, 256>;
 var<workgroup> shv: array<u32, 256>;
@@ -187,54 +189,14 @@ fn level(@builtin(workgroup_id) wid: vec3<u32>,
 }
 
 // `bulk`: the first sum level of a long contiguous segment (the host takes
-// it when the reduced elements are contiguous and K is large). One
-// workgroup folds BCH = RB·CH elements: thread lid loads 16·RB elements W
-// apart, k = c0 + lid + j·W, j = 0..16·RB-1, all loads independent, and
-// adds them as a perfect pairwise tree over j (depth 4 + log2 RB), then the
-// shared-memory tree (depth 8): each element goes through 12 + log2 RB
-// additions, one partial per BCH elements. RB (a power of two) is
-// Go-prepended.
+// it when the reduced elements are contiguous, start on a 16-byte unit and
+// K is large). One workgroup folds BCH = RB·CH elements: thread lid loads
+// the BCH/(LU·W) units c0 + lid + j·W (LU elements each, all loads
+// independent and 16 bytes wide) and adds them as a perfect pairwise tree
+// (lanes, then j: depth log2(BCH/W) = 7 + log2 RB), then the shared-memory
+// tree (depth 8): each element goes through 15 additions for RB = 8, one
+// partial per BCH elements. RB (a power of two) is Go-prepended.
 const BCH: u32 = CH * RB;
-
-fn bsum1(base: u32, k: u32, K: u32) -> f32 {
-    if (k >= K) { return 0.0; }
-    return bitcast<f32>(wide(load_bits(base + k)));
-}
-
-fn bsum4(base: u32, k: u32, K: u32) -> f32 {
-    return (bsum1(base, k, K) + bsum1(base, k + W, K)) +
-           (bsum1(base, k + 2u * W, K) + bsum1(base, k + 3u * W, K));
-}
-
-// 16 elements W apart (one "round", CH elements per workgroup).
-fn bsum16(base: u32, k: u32, K: u32) -> f32 {
-    return (bsum4(base, k, K) + bsum4(base, k + 4u * W, K)) +
-           (bsum4(base, k + 8u * W, K) + bsum4(base, k + 12u * W, K));
-}
-
-fn bsum32(base: u32, k: u32, K: u32) -> f32 {
-    return bsum16(base, k, K) + bsum16(base, k + CH, K);
-}
-
-fn bsum64(base: u32, k: u32, K: u32) -> f32 {
-    return bsum32(base, k, K) + bsum32(base, k + 2u * CH, K);
-}
-
-fn bsum128(base: u32, k: u32, K: u32) -> f32 {
-    return bsum64(base, k, K) + bsum64(base, k + 4u * CH, K);
-}
-
-fn bsum256(base: u32, k: u32, K: u32) -> f32 {
-    return bsum128(base, k, K) + bsum128(base, k + 8u * CH, K);
-}
-
-fn bsum(base: u32, k: u32, K: u32) -> f32 {
-    if (RB == 2u) { return bsum32(base, k, K); }
-    if (RB == 4u) { return bsum64(base, k, K); }
-    if (RB == 8u) { return bsum128(base, k, K); }
-    if (RB == 16u) { return bsum256(base, k, K); }
-    return bsum16(base, k, K);
-}
 
 @compute @workgroup_size(256)
 fn bulk(@builtin(workgroup_id) wid: vec3<u32>,
@@ -245,7 +207,15 @@ fn bulk(@builtin(workgroup_id) wid: vec3<u32>,
     if (g >= P[0] * C) { return; }          // uniform: the whole workgroup leaves
     let seg = g / C;
     let K = P[1];
-    shs[lid] = bsum(seg_base(seg), (g % C) * BCH + lid, K);
+    let b = seg_base(seg) / LU;
+    let u = (g % C) * (BCH / LU) + lid;
+    var v = 0.0;
+    if (LU == 4u) {
+        v = rs16(b, u, K) + rs16(b, u + 16u * W, K);   // 32 units: RB = 8, f32
+    } else {
+        v = rs16(b, u, K);                             // 16 units: RB = 8, halves
+    }
+    shs[lid] = v;
     for (var s = W / 2u; s > 0u; s = s >> 1u) {
         workgroupBarrier();
         if (lid < s) {
@@ -356,4 +326,164 @@ fn seq(@builtin(workgroup_id) wid: vec3<u32>,
        @builtin(num_workgroups) nwg: vec3<u32>,
        @builtin(local_invocation_index) lid: u32) {
     write_out(thread_id(wid, nwg, lid), false);
+}
+
+// ---- `rows`: contiguous segments in one pass ----
+//
+// Taken when a segment's K reduced elements are consecutive in x and K is a
+// whole number of 16-byte units (LU = 4 f32 or 8 halves per unit, Go-
+// prepended), at most 16·W units, with many segments. One workgroup per
+// output word (two segments for half outputs, folded one after the other)
+// writes its result directly: no partials, no second pass. Thread lid
+// folds the units lid + j·W, j < 16: sums pairwise over the lanes of a unit
+// (depth log2 LU), then over j (depth 4), then the shared-memory tree
+// (depth 8). Units past the segment are exact zeros, and adding an exact
+// zero rounds nothing, so an element takes part in at most
+// log2(LU·RE·W) = ceil(log2 K) rounded additions, RE the smallest power of
+// two with RE·W units covering K. Extrema compare integer keys (NaN: 0,
+// never better; -0 as +0): a strictly larger key wins and, on equal keys,
+// the smaller k — the first element equal to the extremum, whose own bits
+// (a -0 stays -0) are then read back from x.
+
+// Unit u of x (a vec4 of words) as LU summands, added pairwise; elements
+// at or past K (of the segment starting at unit b) are exact zeros.
+fn usum(b: u32, u: u32, K: u32) -> f32 {
+    let k0 = u * LU;
+    if (k0 >= K) { return 0.0; }
+    let w = x4[b + u];
+    if (k0 + LU <= K) {
+        if (DT == 0u) {
+            return (bitcast<f32>(w.x) + bitcast<f32>(w.y)) + (bitcast<f32>(w.z) + bitcast<f32>(w.w));
+        }
+        return (hsum(w.x) + hsum(w.y)) + (hsum(w.z) + hsum(w.w));
+    }
+    var v = array<f32, 8>();                         // the segment's last, partial unit
+    for (var l = 0u; l < LU; l = l + 1u) {
+        if (k0 + l < K) {
+            v[l] = widen(ulane(w, l));
+        }
+    }
+    return ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7]));
+}
+
+// The two halves of a word, added.
+fn hsum(v: u32) -> f32 {
+    return widen(v & 0xffffu) + widen(v >> 16u);
+}
+
+// Units u, u + W, … (2, 4, 8, 16 of them) added pairwise.
+fn rs2(b: u32, u: u32, K: u32) -> f32 {
+    return usum(b, u, K) + usum(b, u + W, K);
+}
+
+fn rs4(b: u32, u: u32, K: u32) -> f32 {
+    return rs2(b, u, K) + rs2(b, u + 2u * W, K);
+}
+
+fn rs8(b: u32, u: u32, K: u32) -> f32 {
+    return rs4(b, u, K) + rs4(b, u + 4u * W, K);
+}
+
+fn rs16(b: u32, u: u32, K: u32) -> f32 {
+    return rs8(b, u, K) + rs8(b, u + 8u * W, K);
+}
+
+// The ordering key of element bits (wide f32 bits): larger is better for
+// OP (max: larger values; min: smaller values); 0 for NaN.
+fn okey(bits: u32) -> u32 {
+    var b = wide(bits);
+    if (isnan32(b)) { return 0u; }
+    if ((b & 0x7fffffffu) == 0u) { b = 0u; }          // -0 and +0 tie
+    if (OP == 1u) { return fkey(b); }                  // -inf -> 0x007fffff > 0
+    return ~fkey(b);                                   // +inf -> 0x007fffff > 0
+}
+
+// Lane l of a unit as element bits.
+fn ulane(w: vec4<u32>, l: u32) -> u32 {
+    if (DT == 0u) { return w[l]; }
+    return (w[l >> 1u] >> ((l & 1u) * 16u)) & 0xffffu;
+}
+
+var<workgroup> shk: array<u32, 256>;
+
+// Segment seg folded by the whole workgroup (call in uniform control
+// flow); every thread returns the result bits.
+fn fold_row(seg: u32, lid: u32) -> u32 {
+    let K = P[1];
+    let KU = K / LU;
+    let b = seg_base(seg) / LU;
+    if (OP == 0u) {
+        shs[lid] = rs16(b, lid, K);
+        for (var s = W / 2u; s > 0u; s = s >> 1u) {
+            workgroupBarrier();
+            if (lid < s) {
+                shs[lid] = shs[lid] + shs[lid + s];
+            }
+        }
+        workgroupBarrier();
+        let sum = shs[0];
+        workgroupBarrier();
+        return result_of(seg, sum, vec2<u32>(0u, NONE));
+    }
+    var bk = 0u;
+    var bi = NONE;
+    for (var u = lid; u < KU; u = u + W) {
+        let w = x4[b + u];
+        for (var l = 0u; l < LU; l = l + 1u) {
+            let k = okey(ulane(w, l));
+            if (k > bk) {
+                bk = k;
+                bi = u * LU + l;
+            }
+        }
+    }
+    shk[lid] = bk;
+    shi[lid] = bi;
+    for (var s = W / 2u; s > 0u; s = s >> 1u) {
+        workgroupBarrier();
+        if (lid < s) {
+            let k2 = shk[lid + s];
+            let i2 = shi[lid + s];
+            if (k2 > shk[lid] || (k2 == shk[lid] && i2 < shi[lid])) {
+                shk[lid] = k2;
+                shi[lid] = i2;
+            }
+        }
+    }
+    workgroupBarrier();
+    let bestk = shk[0];
+    let besti = shi[0];
+    workgroupBarrier();
+    if (bestk == 0u) {
+        return result_of(seg, 0.0, vec2<u32>(0u, NONE));
+    }
+    return result_of(seg, 0.0, vec2<u32>(load_bits(seg_base(seg) + besti), besti));
+}
+
+@compute @workgroup_size(256)
+fn rows(@builtin(workgroup_id) wid: vec3<u32>,
+        @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    let g = group_id(wid, nwg);                       // output word
+    let n = P[0];
+    let half_out = DT != 0u && FIN != 3u;
+    if (!half_out) {
+        if (g >= n) { return; }                      // uniform
+        let v = fold_row(g, lid);
+        if (lid == 0u) {
+            dst[GUARD + g] = v;
+        }
+        return;
+    }
+    let first = 2u * g;
+    if (first >= n) { return; }                      // uniform
+    let lo = fold_row(first, lid);
+    if (first + 1u < n) {                            // uniform
+        let hi = fold_row(first + 1u, lid);
+        if (lid == 0u) {
+            dst[GUARD + g] = lo | (hi << 16u);
+        }
+    } else if (lid == 0u) {
+        dst[GUARD + g] = put_lane(dst[GUARD + g], 0u, 16u, lo);  // keep the lane past the end
+    }
 }

@@ -9,7 +9,9 @@
 // cell (exact, order-independent).
 // `grad`: one thread per output word; grad = mask ? s : s·0 with
 // s = narrow(f32(upstream) / f32(max(count, 1))) (s·0 written out in bits:
-// ±0 with s's sign, NaN for inf/NaN s). Deterministic.
+// ±0 with s's sign, NaN for inf/NaN s). Deterministic. The division is
+// quot_bits from a fragment: exact (round to nearest even) with
+// shader-f64 (quot64.wgsl), the adapter's f32 division otherwise.
 
 @group(0) @binding(0) var<storage, read> P: array<u32>;   // [n_in, rank, shape[8], ostride[8]]
 @group(0) @binding(1) var<storage, read> x: array<u32>;
@@ -66,7 +68,7 @@ fn count(@builtin(workgroup_id) wid: vec3<u32>,
 fn grad_of(i: u32) -> u32 {
     let o = cell_of(i);
     let c = max(atomicLoad(&cnt[o]), 1u);
-    let s = narrow(bitcast<f32>(wide(load_up(o))) / f32(c));
+    let s = narrow(bitcast<f32>(quot_bits(wide(load_up(o)), c)));
     if (eq32(wide(load_bits(i)), ymax(o))) {
         return s;
     }

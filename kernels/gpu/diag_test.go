@@ -1,0 +1,173 @@
+//go:build !js
+
+package gpu
+
+import (
+	"flag"
+	"fmt"
+	"math/rand"
+	"os"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fkc-playground/fkc/kernels"
+	"github.com/fkc-playground/fkc/tensor"
+)
+
+// A measurement harness for real GPUs (not a correctness test): it runs the
+// `fkc bench` shapes straight on a Device and prints, per repetition, the
+// kernel time (GPU timestamps), the end-to-end device time, the host setup
+// time and the wall time, with the seconds since start (to line up with a
+// clock log). Off unless -fkc.diag names the plan:
+//
+//	go test -run TestDiag -fkc.diag seq,idle ./kernels/gpu
+//
+// seq: every case in order (warm-up + reps), twice over; idle: one case
+// back to back, then after 2 s idle, then after a busy stretch; warm: one
+// case after the clock has dropped, then after WarmClocks; reopen:
+// every case again on a newly opened device (closing the old one); -fkc.diag.scale
+// shrinks the shapes (for a software adapter).
+var (
+	diagPlan  = flag.String("fkc.diag", "", "measurement plan: comma-separated of seq, idle, cases=PREFIX")
+	diagScale = flag.Int("fkc.diag.scale", 1, "divide the large axes by this")
+	diagReps  = flag.Int("fkc.diag.reps", 10, "timed repetitions per case")
+)
+
+type diagCase struct {
+	name string
+	run  func(d *Device) error
+}
+
+func diagCases(s int) []diagCase {
+	r := rand.New(rand.NewSource(1))
+	vals := func(shape ...int) *tensor.Tensor {
+		t := tensor.New(tensor.F32, shape)
+		f := t.F32()
+		for i := range f {
+			f[i] = float32(r.Intn(64)-32) / 4
+		}
+		return t
+	}
+	ix := func(bound int, shape ...int) *tensor.Tensor { return randIdx(r, shape, bound) }
+	pads := pp(0, 0, 0, 0, 2, 2, 2, 2)
+	x := vals(8, 3, 512/s, 512)
+	g := vals(8, 3, 512/s+4, 516)
+	big := vals(64 << 20 / s)
+	m := vals(4096/s, 4096)
+	table := vals(100000/s, 256)
+	rows := ix(100000/s, 50000/s)
+	gi := ix(4096, 4096/s, 4096)
+	ai := ix(4096, 4096)
+	src := vals(4096/s, 4096)
+	e := func(_ *tensor.Tensor, err error) error { return err }
+	return []diagCase{
+		{"pad constant", func(d *Device) error { return e(d.Pad(x, kernels.Constant, pads, make([]byte, 4))) }},
+		{"pad reflect", func(d *Device) error { return e(d.Pad(x, kernels.Reflect, pads, nil)) }},
+		{"pad replicate", func(d *Device) error { return e(d.Pad(x, kernels.Replicate, pads, nil)) }},
+		{"pad_backward reflect", func(d *Device) error { return e(d.PadBackwardGather(g, kernels.Reflect, pads)) }},
+		{"pad_backward reflect (CAS)", func(d *Device) error { return e(d.PadBackward(g, kernels.Reflect, pads)) }},
+		{"sum_all", func(d *Device) error { return e(d.SumAll(big)) }},
+		{"sum_dim", func(d *Device) error { return e(d.SumDim(m, 1)) }},
+		{"max_dim", func(d *Device) error { return e(d.MaxDim(m, 1)) }},
+		{"argmax_dim", func(d *Device) error { return e(d.ArgMaxDim(m, 1)) }},
+		{"index_select", func(d *Device) error { return e(d.IndexSelect(table, rows, 0)) }},
+		{"gather", func(d *Device) error { return e(d.Gather(m, gi, 1)) }},
+		{"index_add", func(d *Device) error { return e(d.IndexAdd(m, ai, src, 1)) }},
+		{"scatter_add", func(d *Device) error { return e(d.ScatterAdd(m, gi, src, 1)) }},
+	}
+}
+
+func TestDiag(t *testing.T) {
+	if *diagPlan == "" {
+		t.Skip("measurement harness: run with -fkc.diag PLAN")
+	}
+	d := device(t)
+	d.poisonBodies = false // measure what callers get
+	start := time.Now()
+	cases := diagCases(*diagScale)
+	us := func(x time.Duration) float64 { return float64(x.Nanoseconds()) / 1e3 }
+	var runCase func(tag string, c diagCase, reps int)
+	runCase = func(tag string, c diagCase, reps int) {
+		if err := c.run(d); err != nil {
+			fmt.Printf("%-8s %-22s error: %v\n", tag, c.name, err)
+			return
+		}
+		var ks, es, ss, ws []float64
+		var list []string
+		for range reps {
+			t0 := time.Now()
+			if err := c.run(d); err != nil {
+				fmt.Printf("%-8s %-22s error: %v\n", tag, c.name, err)
+				return
+			}
+			w := time.Since(t0)
+			ks, es, ss, ws = append(ks, us(d.LastKernelTime())), append(es, us(d.LastGPUTime())), append(ss, us(d.lastSetup)), append(ws, us(w))
+			list = append(list, fmt.Sprintf("%.0f", us(d.LastKernelTime())))
+		}
+		fmt.Printf("%-8s t=%6.1fs %-22s kernel %8.1f us  e2e %8.1f  setup %8.1f  wall %8.1f  [%s]\n", tag, time.Since(start).Seconds(), c.name,
+			med(ks), med(es), med(ss), med(ws), strings.Join(list, " "))
+	}
+	for _, plan := range strings.Split(*diagPlan, ",") {
+		switch {
+		case plan == "seq":
+			for round := 1; round <= 2; round++ {
+				for _, c := range cases {
+					runCase(fmt.Sprintf("seq%d", round), c, *diagReps)
+				}
+			}
+		case plan == "idle":
+			c := cases[6] // sum_dim
+			runCase("idle0", c, *diagReps)
+			time.Sleep(2 * time.Second)
+			runCase("idle2s", c, *diagReps)
+			for range 100 {
+				c.run(d)
+			}
+			runCase("busy", c, *diagReps)
+		case plan == "warm":
+			// Does load bring the clock back? Idle until it has dropped,
+			// then time sum_dim cold, after 0.5 s and after 2 s of
+			// WarmClocks.
+			c := cases[6] // sum_dim
+			time.Sleep(6 * time.Second)
+			runCase("cold", c, *diagReps)
+			for _, w := range []time.Duration{500 * time.Millisecond, 2 * time.Second} {
+				time.Sleep(6 * time.Second)
+				t0 := time.Now()
+				if err := d.WarmClocks(w); err != nil {
+					t.Fatal(err)
+				}
+				fmt.Printf("warm     t=%6.1fs WarmClocks(%v) took %v\n", time.Since(start).Seconds(), w, time.Since(t0))
+				runCase(fmt.Sprintf("warm%v", w), c, *diagReps)
+			}
+		case plan == "reopen":
+			// A new device on the same instance: tells device state
+			// (allocations, caches) from GPU/driver state (clocks).
+			d.Close()
+			nd, err := OpenNative()
+			if err != nil {
+				t.Fatal(err)
+			}
+			d = nd
+			for _, c := range cases {
+				runCase("reopen", c, *diagReps)
+			}
+		case strings.HasPrefix(plan, "cases="):
+			for _, c := range cases {
+				if strings.HasPrefix(c.name, strings.TrimPrefix(plan, "cases=")) {
+					runCase("case", c, *diagReps)
+				}
+			}
+		default:
+			fmt.Fprintf(os.Stderr, "unknown plan %q\n", plan)
+		}
+	}
+}
+
+func med(v []float64) float64 {
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	return s[len(s)/2]
+}

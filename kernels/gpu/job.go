@@ -1,0 +1,478 @@
+package gpu
+
+import (
+	"bytes"
+	"fmt"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/cogentcore/webgpu/wgpu"
+	"github.com/fkc-playground/fkc/kernels"
+	"github.com/fkc-playground/fkc/tensor"
+)
+
+// One kernel call: its buffers, dispatches and readback.
+
+// job collects the buffers and passes of one kernel call. The first error
+// sticks; later steps become no-ops, and run() returns it.
+type job struct {
+	d      *Device
+	op     string
+	t0     time.Time
+	enc    *wgpu.CommandEncoder
+	err    error
+	bufs   []*buffer
+	outs   []*outBuf
+	passes []pass
+	// once: the passes accumulate into their outputs (atomics into a
+	// zeroed buffer), so they must not be repeated (Device.SetKernelRepeat).
+	once bool
+}
+
+// pass is one recorded compute dispatch, encoded by run().
+type pass struct {
+	p    *pipe
+	bg   *wgpu.BindGroup
+	x, y uint32
+}
+
+// buffer is a wgpu buffer with its size (the JS binding has no GetSize):
+// size is what the call binds and copies, capacity what was allocated
+// (a pool size class, see Device.get).
+type buffer struct {
+	b        *wgpu.Buffer
+	size     uint64
+	capacity uint64
+	usage    wgpu.BufferUsage
+}
+
+// outBuf is a buffer whose contents come back to the host. Guarded buffers
+// carry guardWords poisoned words before and after the payload.
+type outBuf struct {
+	buf     *buffer
+	payload int // bytes the caller asked for
+	guarded bool
+	stage   *buffer
+	size    uint64
+	into    []byte // where the payload lands (len payload), or nil: a new slice
+	data    []byte // payload after run()
+	// result (outputTensor): the tensor whose Data is allocated while the
+	// device runs, then receives the payload; ready closes once allocated.
+	result *tensor.Tensor
+	ready  chan struct{}
+}
+
+// begin starts a kernel call. Call with d.mu held.
+func (d *Device) begin(op string) *job {
+	if d.steady > 0 && time.Since(d.lastWarm) > time.Second && op != "warm_clocks" {
+		d.warm(d.steady) // best effort: a failure shows in the call itself
+	}
+	j := &job{d: d, op: op, t0: time.Now()}
+	if err := d.lostErr(); err != nil {
+		j.err = err
+		return j
+	}
+	d.plat.pushScopes(d)
+	enc, err := d.dev.CreateCommandEncoder(&wgpu.CommandEncoderDescriptor{Label: op})
+	if err != nil {
+		j.err = fmt.Errorf("gpu: %s: command encoder: %v", op, err)
+		return j
+	}
+	j.enc = enc
+	return j
+}
+
+func (j *job) fail(format string, args ...any) {
+	if j.err == nil {
+		j.err = fmt.Errorf(format, args...)
+	}
+}
+
+func round4(n int) int { return (n + 3) &^ 3 }
+
+// checkSize validates a buffer size against the adapter's limits before
+// anything is allocated.
+func (j *job) checkSize(what string, size uint64) bool {
+	if err := j.d.limitErr(j.op, what, size); err != nil {
+		if j.err == nil {
+			j.err = err
+		}
+		return false
+	}
+	return true
+}
+
+// limitErr says (as *kernels.Unavailable) that a size-byte buffer exceeds
+// this adapter's limits; nil if it fits.
+func (d *Device) limitErr(op, what string, size uint64) error {
+	lim := d.info
+	switch {
+	case size > lim.MaxStorageBufferBindingSize:
+		return &kernels.Unavailable{Kernel: op, Need: fmt.Sprintf("%s: a %d-byte storage buffer; this adapter allows %d, maxStorageBufferBindingSize", what, size, lim.MaxStorageBufferBindingSize)}
+	case size > lim.MaxBufferSize:
+		return &kernels.Unavailable{Kernel: op, Need: fmt.Sprintf("%s: a %d-byte buffer; this adapter allows %d, maxBufferSize", what, size, lim.MaxBufferSize)}
+	}
+	return nil
+}
+
+// sized is a buffer a call will need: its name and its size in bytes,
+// computed arithmetically (in uint64, from shapes) before anything exists.
+type sized struct {
+	what  string
+	bytes uint64
+}
+
+// fits checks every buffer of a call against the adapter's limits before
+// any host table, host tensor or device buffer is built, so an oversized
+// call fails in microseconds instead of allocating first (issue 9, row 4).
+func (d *Device) fits(op string, bufs ...sized) error {
+	for _, b := range bufs {
+		if err := d.limitErr(op, b.what, b.bytes); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// outBytes is the size of a guarded output buffer with a payload of n
+// bytes (outputInit's layout), computed without overflow for any n >= 0.
+func outBytes(n int) uint64 {
+	return 4 * (max(1, (uint64(n)+3)/4) + 2*guardWords)
+}
+
+// inBytes is the size of an input buffer of n bytes (input's layout):
+// whole 16-byte units, so that a vec4 view of it (reduce.wgsl's x4) covers
+// the last, partial unit too — past the binding's end robust access reads
+// zeros or clamps (NVIDIA dropped the tail of a ragged sum that way).
+func inBytes(n int) uint64 {
+	return max(16, (uint64(n)+15)&^15)
+}
+
+// ---- buffers and the pool ----
+
+// region is a stretch of a new buffer's initial content.
+type region struct {
+	offset uint64
+	data   []byte // a whole number of words, except an input's last region
+}
+
+// filled returns a buffer of size bytes holding the given regions; the
+// rest is zero when zero is set, and unspecified otherwise (a pooled
+// buffer keeps an earlier call's bytes: only for bodies that the kernel
+// overwrites). How the bytes get there is the platform's business (fill
+// in device_native.go / device_js.go).
+func (j *job) filled(what string, size uint64, usage wgpu.BufferUsage, zero bool, regions ...region) *buffer {
+	if j.err != nil || !j.checkSize(what, size) {
+		return nil
+	}
+	b, err := j.fill(what, size, usage, zero, regions)
+	if err != nil {
+		j.fail("gpu: %s: %s buffer (%d bytes): %v", j.op, what, size, err)
+		return nil
+	}
+	return b
+}
+
+// input uploads read-only data (zero-padded to whole words).
+func (j *job) input(what string, data []byte) *buffer {
+	return j.filled(what, inBytes(len(data)), wgpu.BufferUsageStorage|wgpu.BufferUsageCopyDst, false, region{0, data})
+}
+
+// words uploads u32 parameters.
+func (j *job) words(what string, w []uint32) *buffer {
+	b := make([]byte, 4*max(1, len(w)))
+	for i, v := range w {
+		putU32(b[4*i:], v)
+	}
+	return j.input(what, b)
+}
+
+// output allocates a read-back buffer that the kernel overwrites element by
+// element. Guarded outputs get guardWords poisoned words at both ends and
+// poisoned tail lanes; init (if non-nil, len == payload) is the payload's
+// initial content — else the body is unspecified (the kernel writes all of
+// it), and poison when the device's poisonBodies is set (tests), so an
+// element a kernel forgets to write cannot pass for a correct value.
+func (j *job) output(what string, payload int, init []byte, guarded bool) *outBuf {
+	if init == nil && guarded && j.d.poisonBodies {
+		init = bytes.Repeat([]byte{poison}, payload)
+	}
+	return j.outputInit(what, payload, init, guarded, false)
+}
+
+// outputTensor is a guarded output whose payload lands in t (dtype and
+// shape set, no Data yet): t.Data is allocated — and zeroed by Go, a
+// memory-bound pass as long as the result — on another goroutine while the
+// device runs the call, then receives the payload straight from the
+// mapping.
+func (j *job) outputTensor(what string, t *tensor.Tensor) *outBuf {
+	o := j.output(what, tensor.NumElems(t.Shape)*t.DType.Size(), nil, true)
+	o.result = t
+	return o
+}
+
+// accumulator allocates a read-back buffer that starts zeroed because the
+// kernel adds into it (pad backward's CAS accumulation, counters).
+func (j *job) accumulator(what string, payload int, guarded bool) *outBuf {
+	j.once = true
+	return j.outputInit(what, payload, nil, guarded, true)
+}
+
+func (j *job) outputInit(what string, payload int, init []byte, guarded, zero bool) *outBuf {
+	words := max(1, round4(payload)/4)
+	g := 0
+	if guarded {
+		g = guardWords
+	}
+	size := uint64(4 * (words + 2*g))
+	// Only the guard words, the last (possibly partial) payload word with
+	// its poisoned tail lanes, and an explicit init are uploaded: the body
+	// is the kernel's to write (or zero, for an accumulator), which keeps
+	// the end-to-end time free of an output-sized copy.
+	var regions []region
+	if init != nil {
+		regions = append(regions, region{uint64(4 * g), init[:payload&^3]})
+	}
+	if guarded {
+		head := bytes.Repeat([]byte{poison}, 4*g)
+		from := 4*g + payload&^3
+		tail := make([]byte, int(size)-from)
+		if init != nil {
+			copy(tail, init[payload&^3:])
+		}
+		for i := payload & 3; i < len(tail); i++ {
+			tail[i] = poison
+		}
+		regions = append(regions, region{0, head}, region{uint64(from), tail})
+	} else if init != nil && payload&3 != 0 {
+		tail := make([]byte, 4)
+		copy(tail, init[payload&^3:])
+		regions = append(regions, region{uint64(payload &^ 3), tail})
+	}
+	b := j.filled(what, size, wgpu.BufferUsageStorage|wgpu.BufferUsageCopySrc|wgpu.BufferUsageCopyDst, zero, regions...)
+	if b == nil {
+		return &outBuf{}
+	}
+	o := &outBuf{buf: b, payload: payload, guarded: guarded, size: size}
+	j.outs = append(j.outs, o)
+	return o
+}
+
+// scratch allocates a device-only read-write buffer whose content the
+// kernels write before they read it.
+func (j *job) scratch(what string, bytes int) *buffer {
+	return j.filled(what, inBytes(bytes), wgpu.BufferUsageStorage|wgpu.BufferUsageCopyDst, false)
+}
+
+// zeros allocates a device-only read-write buffer that starts zeroed
+// (counters that kernels add into atomically).
+func (j *job) zeros(what string, bytes int) *buffer {
+	j.once = true
+	return j.filled(what, inBytes(bytes), wgpu.BufferUsageStorage|wgpu.BufferUsageCopyDst, true)
+}
+
+// groups converts a thread count to workgroups.
+func groupsFor(threads uint64) uint64 { return (threads + wgSize - 1) / wgSize }
+
+// dispatch records one compute pass running p over `groups` workgroups
+// (split into a 2-D grid past maxComputeWorkgroupsPerDimension; the shaders
+// bound-check the flat id, so the grid's tail is harmless). The pass is
+// encoded by run(), after every upload of the call.
+func (j *job) dispatch(p *pipe, groups uint64, bufs ...*buffer) {
+	if j.err != nil || groups == 0 {
+		return
+	}
+	if len(bufs) != len(p.rw) {
+		j.fail("gpu: %s: internal: %s takes %d bindings, got %d", j.op, p.name, len(p.rw), len(bufs))
+		return
+	}
+	maxX := uint64(j.d.info.MaxComputeWorkgroupsPerDimension)
+	if maxX == 0 {
+		maxX = 65535
+	}
+	x, y := groups, uint64(1)
+	if groups > maxX {
+		x = maxX
+		y = (groups + maxX - 1) / maxX
+	}
+	if y > maxX || groups*wgSize > 1<<32 {
+		j.fail("gpu: %s: %d workgroups exceed this adapter's grid (%d x %d) or the kernels' 32-bit thread index", j.op, groups, maxX, maxX)
+		return
+	}
+	entries := make([]wgpu.BindGroupEntry, len(bufs))
+	for i, b := range bufs {
+		if b == nil {
+			j.fail("gpu: %s: internal: nil buffer for binding %d of %s", j.op, i, p.name)
+			return
+		}
+		entries[i] = wgpu.BindGroupEntry{Binding: uint32(i), Buffer: b.b, Offset: 0, Size: b.size}
+	}
+	bg, err := j.d.dev.CreateBindGroup(&wgpu.BindGroupDescriptor{Label: p.name, Layout: p.layout, Entries: entries})
+	if err != nil {
+		j.fail("gpu: %s: bind group for %s: %v", j.op, p.name, err)
+		return
+	}
+	j.passes = append(j.passes, pass{p: p, bg: bg, x: uint32(x), y: uint32(y)})
+}
+
+// encodePasses records the call's passes between the two kernel-time
+// stamps, `repeat` times over when the device is timing repeats and the
+// passes can be repeated (they overwrite what they write).
+func (j *job) encodePasses() int {
+	reps := max(1, j.d.repeat)
+	if j.once {
+		reps = 1
+	}
+	j.d.plat.stampBegin(j)
+	for range reps {
+		for _, ps := range j.passes {
+			cp := j.enc.BeginComputePass(nil)
+			cp.SetPipeline(ps.p.pipeline)
+			cp.SetBindGroup(0, ps.bg, nil)
+			cp.DispatchWorkgroups(ps.x, ps.y, 1)
+			cp.End()
+			cp.Release()
+		}
+	}
+	return reps
+}
+
+// run submits the job, waits for every output to come back, checks guards
+// and releases everything. It returns the first error of the whole call.
+func (j *job) run() error {
+	d := j.d
+	defer func() {
+		if d.wedged {
+			return // a map is still pending: destroying its buffer would run the callback
+		}
+		for _, ps := range j.passes {
+			ps.bg.Release()
+		}
+		d.recycle(j.bufs)
+		if j.enc != nil {
+			j.enc.Release()
+		}
+	}()
+	if j.enc == nil {
+		if j.err == nil {
+			j.err = fmt.Errorf("gpu: %s: no command encoder", j.op)
+		}
+		return j.err
+	}
+	d.lastKernel = 0
+	if j.err != nil {
+		d.plat.popScopes(d)
+		return j.err
+	}
+	reps := j.encodePasses()
+	stamps := d.plat.stampEnd(j)
+	for _, o := range j.outs {
+		if j.err != nil {
+			break
+		}
+		o.stage = j.get("readback", o.size, wgpu.BufferUsageMapRead|wgpu.BufferUsageCopyDst, false)
+		if o.stage == nil {
+			break
+		}
+		if err := j.enc.CopyBufferToBuffer(o.buf.b, 0, o.stage.b, 0, o.size); err != nil {
+			j.fail("gpu: %s: copy to readback: %v", j.op, err)
+		}
+	}
+	cmd, err := j.enc.Finish(nil)
+	if err != nil {
+		j.fail("gpu: %s: encode: %v", j.op, err)
+	}
+	if j.err != nil {
+		d.plat.popScopes(d)
+		return j.err
+	}
+	t0 := time.Now()
+	d.lastSetup = t0.Sub(j.t0)
+	d.queue.Submit(cmd)
+	cmd.Release()
+	for _, o := range j.outs {
+		if o.result != nil {
+			o.ready = make(chan struct{})
+			go func(o *outBuf) {
+				o.result.Data = tensor.New(o.result.DType, o.result.Shape).Data
+				close(o.ready)
+			}(o)
+		}
+	}
+	if err := d.plat.popScopes(d); err != nil {
+		return fmt.Errorf("gpu: %s: %v", j.op, err)
+	}
+	err = d.plat.readBack(d, j)
+	d.last = time.Since(t0)
+	if err != nil {
+		return fmt.Errorf("gpu: %s: %v", j.op, err)
+	}
+	if err := d.lostErr(); err != nil {
+		return fmt.Errorf("gpu: %s: %v", j.op, err)
+	}
+	d.lastKernel = d.plat.kernelTime(stamps) / time.Duration(reps)
+	return nil
+}
+
+// take checks a mapped readback (guard words, tail lanes) and copies its
+// payload to o.into (or a new slice) as o.data.
+func (j *job) take(o *outBuf, m []byte) error {
+	if !o.guarded {
+		o.data = append([]byte(nil), m[:o.payload]...)
+		return nil
+	}
+	for k := range 4 * guardWords {
+		if m[k] != poison {
+			return fmt.Errorf("internal: guard word before the output was overwritten (byte %d = %#x)", k, m[k])
+		}
+	}
+	if o.ready != nil {
+		<-o.ready
+		o.into = o.result.Data
+	}
+	body := m[4*guardWords:]
+	for k, v := range body[o.payload : o.size-4*guardWords] {
+		if v != poison {
+			return fmt.Errorf("internal: output overrun: byte %d past the %d-byte payload was overwritten (%#x)", k, o.payload, v)
+		}
+	}
+	if o.into == nil {
+		o.into = make([]byte, o.payload)
+	}
+	pcopy(o.into, body[:o.payload])
+	o.data = o.into
+	return nil
+}
+
+// pcopy copies src into dst (equal lengths) with several goroutines when
+// it is large: a readback or upload of tens of megabytes is host-memory
+// bound, and first-touch page faults of a new result run in parallel.
+func pcopy(dst, src []byte) {
+	const piece = 4 << 20
+	n := len(src)
+	workers := min(runtime.GOMAXPROCS(0), 8, n/piece)
+	if workers < 2 {
+		copy(dst, src)
+		return
+	}
+	var wg sync.WaitGroup
+	per := (n/workers + 63) &^ 63
+	for lo := 0; lo < n; lo += per {
+		hi := min(lo+per, n)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			copy(dst[lo:hi], src[lo:hi])
+		}()
+	}
+	wg.Wait()
+}
+
+func putU32(b []byte, v uint32) {
+	b[0], b[1], b[2], b[3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
+}
+
+func getU32(b []byte) uint32 {
+	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
+}

@@ -1,0 +1,265 @@
+package gpu
+
+import (
+	"fmt"
+
+	"github.com/fkc-playground/fkc/kernels"
+	"github.com/fkc-playground/fkc/shaders/wgsl"
+	"github.com/fkc-playground/fkc/tensor"
+)
+
+// The deterministic pad backward (shaders/wgsl/pad_backward_gather.wgsl;
+// contract fkc-wgsl-kernels `pad_backward`): each grad_in slot gathers its
+// contributions in grad_out's flat order. With shader-f64 it accumulates
+// in f64 and narrows once, exactly as kernels/cpu.PadBackward, so the two
+// agree bit for bit; without it, in f32 (same bits run to run, not the
+// CPU's). No atomics, no retry limit, whatever the contention.
+
+// PadBackwardGatherKernel is this kernel's contract name.
+const PadBackwardGatherKernel = "pad_backward"
+
+// padSources lists, for each input coordinate i of one axis (n input,
+// out output coordinates, `before` padded in front), the output
+// coordinates that the forward pad maps to i, ascending, as CSR: i's list
+// is list[off[i]:off[i+1]]. Constant mode maps only the interior.
+func padSources(n, before, out int, mode kernels.Mode) (off, list []uint32) {
+	cnt := make([]uint32, n+1)
+	for c := range out {
+		if j := padMap(c, before, n, mode); j >= 0 {
+			cnt[j+1]++
+		}
+	}
+	for i := range n {
+		cnt[i+1] += cnt[i]
+	}
+	off = append([]uint32(nil), cnt...)
+	list = make([]uint32, cnt[n])
+	for c := range out {
+		if j := padMap(c, before, n, mode); j >= 0 {
+			list[cnt[j]] = uint32(c)
+			cnt[j]++
+		}
+	}
+	return off, list
+}
+
+// padGatherTables builds T for pad_backward_gather.wgsl: the row table
+// (per input row, the output rows that read it, ascending) and the column
+// table, the P words locating them, and the most contributions any slot
+// gathers. in/out are the input/grad_out shapes with rank >= 1.
+func padGatherTables(in, out []int, pads []kernels.Pad, mode kernels.Mode) (p, t []uint32, maxC uint64) {
+	r := len(in)
+	// Per outer axis, the CSR of output coordinates per input coordinate.
+	offs := make([][]uint32, r-1)
+	lists := make([][]uint32, r-1)
+	for a := range r - 1 {
+		offs[a], lists[a] = padSources(in[a], pads[a].Before, out[a], mode)
+	}
+	inRows := tensor.NumElems(in[:r-1])
+	ost := tensor.Strides(out[:r-1]) // output row stride per outer axis
+	rowOff := make([]uint32, 1, inRows+1)
+	var rowList []uint32
+	ic := make([]int, r-1) // input row coordinates (odometer)
+	oc := make([]int, r-1) // position in each axis' list (inner odometer)
+	for range inRows {
+		// Every combination of the per-axis lists, row-major: ascending
+		// output rows.
+		empty := false
+		for a := range r - 1 {
+			oc[a] = int(offs[a][ic[a]])
+			if oc[a] == int(offs[a][ic[a]+1]) {
+				empty = true
+			}
+		}
+		for !empty {
+			row := 0
+			for a := range r - 1 {
+				row += int(lists[a][oc[a]]) * ost[a]
+			}
+			rowList = append(rowList, uint32(row))
+			a := r - 2
+			for ; a >= 0; a-- {
+				oc[a]++
+				if oc[a] < int(offs[a][ic[a]+1]) {
+					break
+				}
+				oc[a] = int(offs[a][ic[a]])
+			}
+			if a < 0 {
+				break
+			}
+		}
+		rowOff = append(rowOff, uint32(len(rowList)))
+		for a := r - 2; a >= 0; a-- {
+			ic[a]++
+			if ic[a] < in[a] {
+				break
+			}
+			ic[a] = 0
+		}
+	}
+	colOff, colList := padSources(in[r-1], pads[r-1].Before, out[r-1], mode)
+	p = make([]uint32, 12)
+	p[0], p[1], p[2] = uint32(tensor.NumElems(in)), uint32(in[r-1]), uint32(out[r-1])
+	at := 0
+	for i, part := range [][]uint32{rowOff, rowList, colOff, colList} {
+		p[4+i] = uint32(at)
+		at += len(part)
+	}
+	t = make([]uint32, 0, at)
+	for _, part := range [][]uint32{rowOff, rowList, colOff, colList} {
+		t = append(t, part...)
+	}
+	return p, t, uint64(longest(rowOff)) * uint64(longest(colOff))
+}
+
+// longest is the longest list of a CSR offset array.
+func longest(off []uint32) uint32 {
+	m := uint32(0)
+	for i := 1; i < len(off); i++ {
+		m = max(m, off[i]-off[i-1])
+	}
+	return m
+}
+
+// gatherChain is the most contributions one invocation adds per pass: a
+// slot with more is continued by further passes (pad_backward_gather.wgsl).
+// lavapipe stops an invocation after 65,535 loop iterations in all; a half
+// thread folds two slots.
+const gatherChain = 1 << 14
+
+// gatherPasses splits the longest chain (maxC contributions to one slot)
+// into passes of at most `chain` adds, at most 1024 passes: beyond that
+// the chain per pass grows, except on a CPU adapter (lavapipe's loop
+// limit), which refuses.
+func (d *Device) gatherPasses(maxC uint64) (chain, passes uint64, err error) {
+	chain = gatherChain
+	passes = max(1, (maxC+chain-1)/chain)
+	if passes > 1024 {
+		if d.info.AdapterType == "CPU" || d.info.AdapterType == "cpu" {
+			return 0, 0, &kernels.Unavailable{Kernel: PadBackwardGatherKernel, Need: fmt.Sprintf("at most %d ordered adds per slot on a software adapter; this call has %d", 1024*gatherChain, maxC)}
+		}
+		chain = (maxC + 1023) / 1024
+		passes = (maxC + chain - 1) / chain
+	}
+	return chain, passes, nil
+}
+
+// padGatherTableWords is the length of padGatherTables' T, computed
+// without building it: every output row and column that reads the input
+// appears once, plus the two offset arrays.
+func padGatherTableWords(in, out []int, pads []kernels.Pad, mode kernels.Mode) uint64 {
+	r := len(in)
+	rows := uint64(1)
+	inRows := uint64(1)
+	for a := range r - 1 {
+		rows *= uint64(padReads(in[a], pads[a].Before, out[a], mode))
+		inRows *= uint64(in[a])
+	}
+	cols := uint64(padReads(in[r-1], pads[r-1].Before, out[r-1], mode))
+	return inRows + 1 + rows + uint64(in[r-1]) + 1 + cols
+}
+
+// padReads counts the output coordinates of one axis that read the input
+// (all of them, except the constant mode's padding).
+func padReads(n, before, out int, mode kernels.Mode) int {
+	if mode == kernels.Constant {
+		return min(n, out-before)
+	}
+	return out
+}
+
+// PadBackwardGather runs the deterministic pad backward (any mode; F32,
+// F16, BF16, and F64 where the adapter has shader-f64). With shader-f64
+// the result is bitwise equal to kernels/cpu.PadBackward.
+func (d *Device) PadBackwardGather(gradOut *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad) (*tensor.Tensor, error) {
+	const op = "pad_backward"
+	inShape, err := kernels.PadBackwardShape(gradOut, mode, pads, kernels.FloatDTypes)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkRank(op, gradOut.Rank()); err != nil {
+		return nil, err
+	}
+	dt := gradOut.DType
+	if dt == tensor.F64 && !d.info.ShaderF64 {
+		return nil, &kernels.Unavailable{Kernel: PadBackwardGatherKernel + "_f64", Need: "shader-f64", Msg: "runs on CPU"}
+	}
+	nOut, nIn := gradOut.NumElems(), tensor.NumElems(inShape)
+	if err := checkElems(op, nOut); err != nil {
+		return nil, err
+	}
+	if err := checkPads(op, inShape, gradOut.Shape, pads); err != nil {
+		return nil, err
+	}
+	if nIn == 0 {
+		return tensor.New(dt, inShape), nil
+	}
+	in, out, pd := inShape, gradOut.Shape, pads
+	if len(in) == 0 { // rank 0: one slot, one contribution
+		in, out, pd = []int{1}, []int{1}, []kernels.Pad{{}}
+	}
+	eb := dt.Size()
+	accBytes := uint64(4)
+	if d.info.ShaderF64 {
+		accBytes = 8
+	}
+	// Size every buffer before building anything (tables, host tensors).
+	if err := d.fits(op,
+		sized{"tables", 4 * padGatherTableWords(in, out, pd, mode)},
+		sized{"grad_out", inBytes(nOut * eb)},
+		sized{"grad_in", outBytes(nIn * eb)},
+		sized{"state", accBytes * uint64(nIn)}); err != nil {
+		return nil, err
+	}
+	acc, io := "acc32.wgsl", "padbw_io32.wgsl"
+	tag := dtName(dt) + "_acc32"
+	if d.info.ShaderF64 {
+		acc, tag = "acc64.wgsl", dtName(dt)+"_acc64"
+	}
+	dtv := dtTag(dt)
+	if dt == tensor.F64 {
+		io, dtv = "padbw_io64.wgsl", 3
+	}
+	pw, tw, maxC := padGatherTables(in, out, pd, mode)
+	chain, passes, err := d.gatherPasses(maxC)
+	if err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	p, err := d.pipeline(kernelSpec{
+		name: "pad_backward_gather_" + tag, file: "pad_backward_gather.wgsl", entry: "main",
+		defs: []wgsl.Def{{Name: "DT", Value: dtv}, {Frag: acc}, {Frag: io}},
+		rw:   []bool{false, false, false, true, true},
+	})
+	if err != nil {
+		return nil, err
+	}
+	j := d.begin(PadBackwardGatherKernel)
+	tab := j.words("pad_tables", tw)
+	src := j.input("grad_out", gradOut.Data)
+	gin := &tensor.Tensor{DType: dt, Shape: inShape}
+	dst := j.outputTensor("grad_in", gin)
+	state := j.scratch("state", int(accBytes)*nIn)
+	if passes == 1 {
+		state = j.scratch("state", int(accBytes))
+	}
+	groups := groupsFor(elemWords(nIn, eb))
+	for s := range passes {
+		pw[8], pw[9] = uint32(s*chain), uint32(min((s+1)*chain, maxC))
+		pw[10], pw[11] = b2u(s == 0), b2u(s == passes-1)
+		j.dispatch(p, groups, j.words("params", pw), tab, src, dst.buf, state)
+	}
+	if err := j.run(); err != nil {
+		return nil, err
+	}
+	return gin, nil
+}
+
+func b2u(b bool) uint32 {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,212 @@
+//go:build !js
+
+package gpu
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand"
+	"testing"
+
+	"github.com/fkc-playground/fkc/kernels"
+	"github.com/fkc-playground/fkc/kernels/cpu"
+	"github.com/fkc-playground/fkc/tensor"
+)
+
+var allModes = []kernels.Mode{kernels.Constant, kernels.Reflect, kernels.Replicate}
+
+// specialGrads sets some elements of a float grad to values that make the
+// f64 -> f32 -> half narrowing matter: subnormals, halfway cases, huge
+// values whose sums overflow, signed zeros.
+func specialGrads(r *rand.Rand, g *tensor.Tensor) {
+	specials := []float64{
+		0x1p-149, -0x1p-149, 0x1.8p-148, 0x1p-130, 0x1.fffffcp-127, // f32 subnormals
+		0x1p-25, 0x1.0000018p0, 1 + 0x1p-24, 1 + 0x1p-23, // ties for f32 and halves
+		3e38, -3e38, 65504, 60000, 0x1p-24, // overflow in sums (f32, f16)
+		math.Copysign(0, -1), 0, 1e-300,
+	}
+	n := g.NumElems()
+	for range min(n, 1+n/4) {
+		g.Set(r.Intn(n), specials[r.Intn(len(specials))])
+	}
+}
+
+// sameBitsOrNaN is sameBits where a NaN matches any NaN: a NaN sum's sign
+// and payload are not kept (x86's inf + -inf is a negative NaN, a GPU's
+// need not be).
+func sameBitsOrNaN(t *testing.T, what string, got, want *tensor.Tensor) {
+	t.Helper()
+	g, w := got.Clone(), want.Clone()
+	if g.DType == w.DType && g.NumElems() == w.NumElems() {
+		for i := range g.NumElems() {
+			if math.IsNaN(g.At(i)) && math.IsNaN(w.At(i)) {
+				g.Set(i, 0)
+				w.Set(i, 0)
+			}
+		}
+	}
+	sameBits(t, what, g, w)
+}
+
+// The deterministic pad backward equals the CPU contract bit for bit where
+// the adapter has shader-f64, on every mode, dtype and shape class (rank
+// 0-8, sizes around the workgroup, pads 0, n-1, >= n), and gives the same
+// bits on a second run.
+func TestPadBackwardGatherBitwise(t *testing.T) {
+	d := device(t)
+	if !d.Info().ShaderF64 {
+		t.Skip("adapter has no shader-f64: the f32-accumulate variant is tested in TestPadBackwardGatherF32Acc")
+	}
+	r := rand.New(rand.NewSource(40))
+	cases := append(padCases(),
+		padCase{[]int{2}, pp(5000, 5000)},        // replicate: 5000 contributions per slot
+		padCase{[]int{2, 2}, pp(40, 40, 40, 40)}, // replicate: corner slots gather 41·41
+		padCase{[]int{1, 1}, pp(0, 0, 0, 0)},
+		padCase{[]int{4, 1, 3}, pp(0, 3, 2, 2, 1, 0)},
+	)
+	for _, dt := range []tensor.DType{tensor.F32, tensor.F16, tensor.BF16, tensor.F64} {
+		for _, mode := range allModes {
+			for _, c := range cases {
+				if mode == kernels.Reflect && !reflectOK(c) {
+					continue
+				}
+				outShape, err := kernels.PadOutShape("pad", mode, c.shape, c.pads)
+				if err != nil {
+					continue // replicate of an empty axis etc.
+				}
+				g := randFloat(r, dt, outShape, 1)
+				specialGrads(r, g)
+				name := fmt.Sprintf("%v/%v/%v/%v", dt, mode, c.shape, c.pads)
+				want, err := cpu.PadBackward(g, mode, c.pads)
+				if err != nil {
+					t.Fatalf("%s: cpu: %v", name, err)
+				}
+				before := g.Clone()
+				got, err := d.PadBackwardGather(g, mode, c.pads)
+				if err != nil {
+					t.Errorf("%s: %v", name, err)
+					continue
+				}
+				sameBitsOrNaN(t, name, got, want)
+				sameBits(t, name+" (input unchanged)", g, before)
+				again, err := d.PadBackwardGather(g, mode, c.pads)
+				if err != nil {
+					t.Fatalf("%s: second run: %v", name, err)
+				}
+				sameBits(t, name+" (run to run)", again, got)
+			}
+		}
+	}
+}
+
+// Issue 9 row 15: 524,176 gradients folding onto the 4 slots of a 2×2
+// input (replicate 361 on both axes) — the CAS kernel's retry limit on the
+// H200 — come out exact here, equal to the CPU.
+func TestPadBackwardGatherContended(t *testing.T) {
+	d := device(t)
+	r := rand.New(rand.NewSource(41))
+	pads := pp(361, 361, 361, 361)
+	g := randFloat(r, tensor.F32, []int{724, 724}, 1)
+	got, err := d.PadBackwardGather(g, kernels.Replicate, pads)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.Info().ShaderF64 {
+		return
+	}
+	want, err := cpu.PadBackward(g, kernels.Replicate, pads)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameBits(t, "replicate 361 onto 2x2", got, want)
+}
+
+// NaN sums are NaN (their payload is not kept).
+func TestPadBackwardGatherNaN(t *testing.T) {
+	d := device(t)
+	for _, dt := range []tensor.DType{tensor.F32, tensor.F16, tensor.BF16, tensor.F64} {
+		if dt == tensor.F64 && !d.Info().ShaderF64 {
+			continue
+		}
+		g := tensor.New(dt, []int{5})
+		for i, v := range []float64{1, math.NaN(), 2, math.Inf(1), math.Inf(-1)} {
+			g.Set(i, v)
+		}
+		got, err := d.PadBackwardGather(g, kernels.Replicate, pp(1, 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// slots: [1+NaN, 2, inf + -inf]
+		if !math.IsNaN(got.At(0)) || got.At(1) != 2 || !math.IsNaN(got.At(2)) {
+			t.Errorf("%v: got %v %v %v, want NaN 2 NaN", dt, got.At(0), got.At(1), got.At(2))
+		}
+	}
+}
+
+// Without shader-f64 the kernel accumulates in f32: same bits run to run,
+// within the f32 bound of the exact sum; F64 is unavailable, a typed error.
+func TestPadBackwardGatherF32Acc(t *testing.T) {
+	d := device(t)
+	saved := d.info.ShaderF64
+	d.info.ShaderF64 = false
+	defer func() { d.info.ShaderF64 = saved }()
+	r := rand.New(rand.NewSource(42))
+	for _, dt := range []tensor.DType{tensor.F32, tensor.F16, tensor.BF16} {
+		for _, mode := range []kernels.Mode{kernels.Reflect, kernels.Replicate} {
+			for _, c := range append(padCases(), padCase{[]int{2}, pp(3000, 3000)}) {
+				if len(c.shape) == 0 || (mode == kernels.Reflect && !reflectOK(c)) {
+					continue
+				}
+				outShape, _ := kernels.PadOutShape("pad", mode, c.shape, c.pads)
+				g := randFloat(r, dt, outShape, 1)
+				name := fmt.Sprintf("%v/%v/%v/%v", dt, mode, c.shape, c.pads)
+				got, err := d.PadBackwardGather(g, mode, c.pads)
+				if err != nil {
+					t.Errorf("%s: %v", name, err)
+					continue
+				}
+				again, _ := d.PadBackwardGather(g, mode, c.pads)
+				sameBits(t, name+" (run to run)", again, got)
+				_, sum, cnt, mag := refPadBackwardAcc(g, mode, c.pads)
+				u := unitRoundoff(dt)
+				for i := range sum {
+					tol := float64(cnt[i]+1) * 0x1p-24 * mag[i]
+					tol += u * math.Abs(sum[i]) // the one narrowing to a half
+					if diff := math.Abs(got.At(i) - sum[i]); !(diff <= tol) {
+						t.Errorf("%s: slot %d: got %g, want %g ± %g", name, i, got.At(i), sum[i], tol)
+						break
+					}
+				}
+			}
+		}
+	}
+	_, err := d.PadBackwardGather(tensor.New(tensor.F64, []int{4}), kernels.Reflect, pp(1, 1))
+	var u *kernels.Unavailable
+	if !errors.As(err, &u) || u.Need != "shader-f64" {
+		t.Errorf("f64 without shader-f64: got %v, want *kernels.Unavailable needing shader-f64", err)
+	}
+}
+
+// Bad calls get the CPU's words.
+func TestPadBackwardGatherErrors(t *testing.T) {
+	d := device(t)
+	x := tensor.New(tensor.F32, []int{2, 3})
+	for _, c := range []struct {
+		name string
+		g    *tensor.Tensor
+		mode kernels.Mode
+		pads []kernels.Pad
+	}{
+		{"backward too small", x, kernels.Reflect, pp(0, 0, 2, 2)},
+		{"dtype", tensor.New(tensor.I32, []int{4}), kernels.Reflect, pp(1, 1)},
+		{"padding rank", x, kernels.Replicate, pp(1, 1)},
+		{"bad mode", x, kernels.Mode(9), pp(0, 0, 1, 1)},
+	} {
+		_, ge := d.PadBackwardGather(c.g, c.mode, c.pads)
+		_, ce := cpu.PadBackward(c.g, c.mode, c.pads)
+		if ge == nil || ce == nil || ge.Error() != ce.Error() {
+			t.Errorf("%s: gpu %v, cpu %v", c.name, ge, ce)
+		}
+	}
+}

@@ -1,0 +1,98 @@
+package gpu
+
+import (
+	"math/bits"
+
+	"github.com/cogentcore/webgpu/wgpu"
+)
+
+// The buffer pool: native buffers are kept by usage and size class and
+// handed to later calls (a browser frees buffers itself).
+
+// poolKey: pooled buffers are reused for the same usage and size class.
+type poolKey struct {
+	usage    wgpu.BufferUsage
+	capacity uint64
+}
+
+// sizeClass rounds a buffer size up so that calls of nearby sizes share
+// pooled buffers: powers of two up to 64 KiB, then steps of an eighth of
+// the power of two below (at most 12.5 % unused).
+func sizeClass(n uint64) uint64 {
+	if n <= 64<<10 {
+		c := uint64(256)
+		for c < n {
+			c <<= 1
+		}
+		return c
+	}
+	p := uint64(1) << (63 - bits.LeadingZeros64(n))
+	step := p / 8
+	return (n + step - 1) / step * step
+}
+
+// get returns a buffer of at least size bytes: a pooled one when the
+// caller does not need its content zeroed, else a new one (WebGPU zero-
+// fills new buffers). Reusing buffers keeps allocation, mapping and
+// first-touch costs out of every call but the first of a size.
+func (j *job) get(what string, size uint64, usage wgpu.BufferUsage, zero bool) *buffer {
+	if j.err != nil || !j.checkSize(what, size) {
+		return nil
+	}
+	d := j.d
+	capacity := size
+	if d.poolCap > 0 {
+		capacity = sizeClass(size)
+		if j.d.limitErr(j.op, what, capacity) != nil {
+			capacity = size
+		}
+		k := poolKey{usage, capacity}
+		if list := d.pool[k]; !zero && len(list) > 0 {
+			b := list[len(list)-1]
+			d.pool[k] = list[:len(list)-1]
+			d.pooled -= capacity
+			d.poolHits++
+			b.size = size
+			j.bufs = append(j.bufs, b)
+			return b
+		}
+	}
+	wb, err := d.dev.CreateBuffer(&wgpu.BufferDescriptor{Label: j.op + ":" + what, Size: capacity, Usage: usage})
+	if err != nil {
+		j.fail("gpu: %s: create %s buffer (%d bytes): %v", j.op, what, capacity, err)
+		return nil
+	}
+	b := &buffer{b: wb, size: size, capacity: capacity, usage: usage}
+	j.bufs = append(j.bufs, b)
+	return b
+}
+
+// recycle returns a call's buffers to the pool while it has room (its
+// budget, Device.poolCap), and destroys the rest.
+func (d *Device) recycle(bufs []*buffer) {
+	for _, b := range bufs {
+		if d.poolCap > 0 && d.pooled+b.capacity <= d.poolCap {
+			if d.pool == nil {
+				d.pool = map[poolKey][]*buffer{}
+			}
+			k := poolKey{b.usage, b.capacity}
+			d.pool[k] = append(d.pool[k], b)
+			d.pooled += b.capacity
+			continue
+		}
+		b.b.Destroy()
+		b.b.Release()
+	}
+}
+
+// drainPool destroys every pooled buffer.
+func (d *Device) drainPool() {
+	for k, list := range d.pool {
+		for _, b := range list {
+			b.b.Destroy()
+			b.b.Release()
+		}
+		delete(d.pool, k)
+	}
+	d.pooled = 0
+}

@@ -1,0 +1,74 @@
+//go:build !js
+
+package gpu
+
+import (
+	"math/rand"
+	"testing"
+
+	"github.com/fkc-playground/fkc/kernels"
+	"github.com/fkc-playground/fkc/kernels/cpu"
+	"github.com/fkc-playground/fkc/tensor"
+)
+
+// Pooled buffers keep an earlier call's bytes: they serve only bodies that
+// kernels overwrite. Buffers that must start zeroed (the CAS accumulator,
+// the tie counter) are never taken from the pool. Here every call follows
+// one that left non-zero garbage in buffers of the same size class, with
+// output poisoning off (as callers run), and the results are still exact.
+func TestPooledBuffersAreSafe(t *testing.T) {
+	d := device(t)
+	if d.poolCap == 0 {
+		t.Skip("pooling is off (FKC_GPU_POOL_MB=0)")
+	}
+	d.poisonBodies = false
+	defer func() { d.poisonBodies = true }()
+	r := rand.New(rand.NewSource(50))
+	ints := func(dt tensor.DType, shape ...int) *tensor.Tensor {
+		x := tensor.New(dt, shape)
+		for i := range x.NumElems() {
+			x.Set(i, float64(r.Intn(9)-4))
+		}
+		return x
+	}
+	garbage := func() {
+		// Fill pooled buffers of many size classes with non-zero bytes.
+		for _, n := range []int{64, 1000, 4096, 70000} {
+			x := ints(tensor.F32, n)
+			x.Set(0, 7)
+			if _, err := d.Pad(x, kernels.Replicate, pp(3, 3), nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	hits := d.poolHits
+	for _, n := range []int{61, 994, 4090, 69994} {
+		garbage()
+		g := ints(tensor.F32, n+6)
+		got, err := d.PadBackward(g, kernels.Replicate, pp(3, 3)) // CAS into a zeroed accumulator
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := cpu.PadBackward(g, kernels.Replicate, pp(3, 3))
+		sameBits(t, "CAS pad backward after garbage", got, want) // small integers: exact in any order
+		garbage()
+		x := ints(tensor.F32, 4, n)
+		up := ints(tensor.F32, 4, 1)
+		got, err = d.ReduceMaxToBackward(x, up, []int{4, 1}) // atomic tie counts into zeroed scratch
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ = cpu.ReduceMaxToBackward(x, up, []int{4, 1})
+		sameBits(t, "reduce_max_to_backward after garbage", got, want)
+		garbage()
+		got, err = d.SumDim(x, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ = cpu.SumDim(x, 1)
+		sameBits(t, "sum_dim after garbage", got, want) // small integers: exact
+	}
+	if d.poolHits == hits {
+		t.Errorf("no buffer came from the pool")
+	}
+}

@@ -1,0 +1,418 @@
+package playground
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/fkc-playground/fkc/ops"
+	"github.com/fkc-playground/fkc/tensor"
+)
+
+// A tensor of any rank is drawn as a 2-D slice: two axes are drawn (a
+// picker chooses which), the others are fixed by sliders. Go computes every
+// cell — its value, role colour, label, heat, hover sources and the
+// decorations (interior box, mirror lines, clamped edges) — so the page's
+// script only swaps HTML and highlights what a cell's data-src names.
+
+// MaxCells bounds the rows and columns drawn of one slice.
+const MaxCells = 48
+
+// Slice says which 2-D slice of a tensor is drawn.
+type Slice struct {
+	RowAx, ColAx int   // -1 when the rank is below 2 (or 1)
+	Fixed        []int // the other axes' coordinates
+}
+
+// DefaultSlice draws the last two axes at coordinate 0 of the others.
+func DefaultSlice(rank int) Slice {
+	s := Slice{RowAx: rank - 2, ColAx: rank - 1, Fixed: make([]int, rank)}
+	if rank < 2 {
+		s.RowAx = -1
+	}
+	if rank < 1 {
+		s.ColAx = -1
+	}
+	return s
+}
+
+// GridInput is everything one grid shows.
+type GridInput struct {
+	Name    string // the operand ("x", "out"), also data-grid
+	Title   string
+	Backend string // an output's backend, "" for an input
+	T       *tensor.Tensor
+	Out     bool
+	Slice   Slice
+	Trace   *ops.Trace
+	Heat    []int            // fold counts (pad backward)
+	Differs map[int]bool     // bits differ from the first output
+	Shapes  map[string][]int // every operand's shape (hover text)
+	Primary string           // the op's first operand: winners and reduced axes are drawn on it
+}
+
+// Grid is the view of one tensor.
+type Grid struct {
+	Key                         string // which grid: "x", "out:0" (a page re-renders one by it)
+	Name, Title, Backend, DType string
+	Shape                       []int
+	Out                         bool
+	Pickers                     []Picker
+	Empty, TooMany              string
+	Columns                     string // grid-template-columns
+	Head                        []AxisLabel
+	Rows                        []GridRow
+	Decos                       []Deco
+	Note, SliceNote             string
+	Reduced                     string
+}
+
+// Picker is one axis control of a rank ≥ 3 grid.
+type Picker struct {
+	Axis, Size, Value int
+	Kind              string // "rows", "cols" or "fixed"
+	Options           []int
+}
+
+// AxisLabel is a header cell.
+type AxisLabel struct {
+	Text    string
+	Reduced bool
+}
+
+// GridRow is one drawn row.
+type GridRow struct {
+	Label AxisLabel
+	Cells []Cell
+}
+
+// Cell is one element.
+type Cell struct {
+	I                  int
+	Value, Bits, Class string
+	Label, Style, Src  string
+	Info               string
+	Star, TabStop      bool
+	Coord              string
+}
+
+// Deco is one decoration, placed on the grid's lines (an overlay grid
+// with the same tracks, so nothing is measured in the browser).
+type Deco struct {
+	Class, Style, Text string
+}
+
+// NewGrid builds the view of one tensor.
+func NewGrid(in GridInput) Grid {
+	t := in.T
+	g := Grid{Name: in.Name, Title: in.Title, Backend: in.Backend, DType: t.DType.String(), Shape: t.Shape, Out: in.Out}
+	rank := t.Rank()
+	s := in.Slice
+	if len(s.Fixed) != rank || s.RowAx >= rank || s.ColAx >= rank {
+		s = DefaultSlice(rank)
+	}
+	if tr := in.Trace; tr != nil && !in.Out && len(tr.Reduced) > 0 && in.Name == in.Primary {
+		parts := make([]string, len(tr.Reduced))
+		for i, a := range tr.Reduced {
+			parts[i] = strconv.Itoa(a)
+		}
+		g.Reduced = "reduced: axis " + strings.Join(parts, ", ")
+	}
+	if rank >= 3 {
+		for a, n := range t.Shape {
+			p := Picker{Axis: a, Size: n, Value: s.Fixed[a], Kind: "fixed"}
+			if a == s.RowAx {
+				p.Kind = "rows"
+			} else if a == s.ColAx {
+				p.Kind = "cols"
+			}
+			for o := range rank {
+				p.Options = append(p.Options, o)
+			}
+			g.Pickers = append(g.Pickers, p)
+		}
+	}
+	R, C := 1, 1
+	if s.RowAx >= 0 {
+		R = t.Shape[s.RowAx]
+	}
+	if s.ColAx >= 0 {
+		C = t.Shape[s.ColAx]
+	}
+	if t.NumElems() > maxDraw {
+		g.TooMany = fmt.Sprintf("%d elements — too many to draw.", t.NumElems())
+		return g
+	}
+	if R*C == 0 {
+		g.Empty = "empty"
+		return g
+	}
+	rs, cs := min(R, MaxCells), min(C, MaxCells)
+	strides := tensor.Strides(t.Shape)
+	flat := func(r, c int) int {
+		i := 0
+		for a := range rank {
+			switch a {
+			case s.RowAx:
+				i += strides[a] * r
+			case s.ColAx:
+				i += strides[a] * c
+			default:
+				i += strides[a] * s.Fixed[a]
+			}
+		}
+		return i
+	}
+	tr := in.Trace
+	var labels []string
+	var winners map[int]bool
+	reduced := func(ax int) bool { return false }
+	markTrue := false
+	if tr != nil {
+		if in.Out {
+			labels = tr.Label
+		} else if in.Name == in.Primary {
+			winners = map[int]bool{}
+			for _, w := range tr.Winner {
+				if w.Index >= 0 {
+					winners[w.Index] = true
+				}
+			}
+			reduced = func(ax int) bool { return ax >= 0 && slices.Contains(tr.Reduced, ax) }
+		}
+		markTrue = tr.MarkTrue == in.Name
+	}
+	heatMax := 1
+	for _, h := range in.Heat {
+		heatMax = max(heatMax, h)
+	}
+	wide := 0
+	g.Head = append(g.Head, AxisLabel{Text: corner(rank, s)})
+	for c := range cs {
+		txt := ""
+		if rank > 0 {
+			txt = strconv.Itoa(c)
+		}
+		g.Head = append(g.Head, AxisLabel{Text: txt, Reduced: reduced(s.ColAx)})
+	}
+	for r := range rs {
+		row := GridRow{Label: AxisLabel{Reduced: reduced(s.RowAx)}}
+		if rank >= 2 {
+			row.Label.Text = strconv.Itoa(r)
+		}
+		for c := range cs {
+			i := flat(r, c)
+			cell := Cell{I: i, Value: Format(t, i), TabStop: r == 0 && c == 0}
+			cell.Coord = in.Name + coordString(unflatten(i, t.Shape))
+			if t.DType.IsFloat() {
+				cell.Bits = bitsHex(t, i)
+			}
+			var cls []string
+			if tr != nil && in.Out && i < len(tr.Role) && tr.Role[i] != "" {
+				cls = append(cls, "r-"+tr.Role[i])
+			}
+			if in.Heat != nil && i < len(in.Heat) {
+				n := in.Heat[i]
+				cell.Style = fmt.Sprintf("background: rgba(220, 80, 30, %.3f)", 0.08+0.62*float64(n)/float64(heatMax))
+				cell.Label = "×" + strconv.Itoa(n)
+			}
+			if labels != nil && i < len(labels) && labels[i] != "" {
+				cell.Label = labels[i]
+			}
+			if winners[i] {
+				cls = append(cls, "win")
+				cell.Star = true
+			}
+			if markTrue && t.At(i) != 0 {
+				cls = append(cls, "true")
+			}
+			if in.Differs[i] {
+				cls = append(cls, "differs")
+			}
+			cell.Class = strings.Join(cls, " ")
+			cell.Src, cell.Info = hover(in, i, cell.Coord, cell.Value)
+			wide = max(wide, len([]rune(cell.Value)), len([]rune(cell.Label))*3/4)
+			row.Cells = append(row.Cells, cell)
+		}
+		g.Rows = append(g.Rows, row)
+	}
+	g.Columns = fmt.Sprintf("2.2em repeat(%d, %.2fem)", cs, math.Max(3.2, 0.52*float64(wide)+1.1))
+	if R > rs || C > cs {
+		g.Note = fmt.Sprintf("showing %d×%d of %d×%d", rs, cs, R, C)
+	}
+	if tr != nil && tr.Interior != nil && (in.Out == (tr.InteriorOn == "out")) && (tr.InteriorOn == "out" || in.Name == in.Primary) {
+		g.decorate(tr, s, R, C, rs, cs)
+	}
+	return g
+}
+
+// decorate draws the interior box, reflect's mirror lines (through the
+// centre of the edge element: it is not repeated) and replicate's clamped
+// edges, on the drawn tracks (track 1 is the axis labels).
+func (g *Grid) decorate(tr *ops.Trace, s Slice, R, C, rs, cs int) {
+	span := func(ax, n int) [2]int {
+		if ax < 0 {
+			return [2]int{0, 1}
+		}
+		return tr.Interior[ax]
+	}
+	ri, ci := span(s.RowAx, R), span(s.ColAx, C)
+	if ri[1] <= ri[0] || ci[1] <= ci[0] || ri[0] >= rs || ci[0] >= cs {
+		return
+	}
+	r0, r1 := ri[0]+2, min(ri[1], rs)+2 // grid lines
+	c0, c1 := ci[0]+2, min(ci[1], cs)+2
+	inSlice := true
+	var fixed []string
+	for ax, f := range s.Fixed {
+		if ax == s.RowAx || ax == s.ColAx {
+			continue
+		}
+		fixed = append(fixed, fmt.Sprintf("axis %d = %d", ax, f))
+		if f < tr.Interior[ax][0] || f >= tr.Interior[ax][1] {
+			inSlice = false
+		}
+	}
+	box := "deco interior"
+	if !inSlice {
+		box += " ghost"
+		g.SliceNote = fmt.Sprintf("This slice (%s) lies in the padding: none of its cells is inside the input region (dashed: where the input sits on the interior slices).", strings.Join(fixed, ", "))
+	}
+	g.Decos = append(g.Decos, Deco{Class: box, Style: fmt.Sprintf("grid-row: %d / %d; grid-column: %d / %d", r0, r1, c0, c1)})
+	padRows, padCols := ri[0] > 0 || ri[1] < R, ci[0] > 0 || ci[1] < C
+	all := fmt.Sprintf("2 / %d", rs+2)
+	allC := fmt.Sprintf("2 / %d", cs+2)
+	switch tr.Mode {
+	case "reflect":
+		if padCols && ci[0] > 0 {
+			g.Decos = append(g.Decos, Deco{"deco mirror v", fmt.Sprintf("grid-row: %s; grid-column: %d", all, c0), "mirror"})
+		}
+		if padCols && ci[1] < C && ci[1] <= cs {
+			g.Decos = append(g.Decos, Deco{"deco mirror v", fmt.Sprintf("grid-row: %s; grid-column: %d", all, c1-1), "mirror"})
+		}
+		if padRows && ri[0] > 0 {
+			g.Decos = append(g.Decos, Deco{"deco mirror hz", fmt.Sprintf("grid-row: %d; grid-column: %s", r0, allC), "mirror"})
+		}
+		if padRows && ri[1] < R && ri[1] <= rs {
+			g.Decos = append(g.Decos, Deco{"deco mirror hz", fmt.Sprintf("grid-row: %d; grid-column: %s", r1-1, allC), "mirror"})
+		}
+	case "replicate":
+		rows, cols := fmt.Sprintf("%d / %d", r0, r1), fmt.Sprintf("%d / %d", c0, c1)
+		if padCols && ci[0] > 0 {
+			g.Decos = append(g.Decos, Deco{"deco clamp v start", fmt.Sprintf("grid-row: %s; grid-column: %d", rows, c0), "edge"})
+		}
+		if padCols && ci[1] < C && ci[1] <= cs {
+			g.Decos = append(g.Decos, Deco{"deco clamp v end", fmt.Sprintf("grid-row: %s; grid-column: %d", rows, c1-1), "edge"})
+		}
+		if padRows && ri[0] > 0 {
+			g.Decos = append(g.Decos, Deco{"deco clamp hz start", fmt.Sprintf("grid-row: %d; grid-column: %s", r0, cols), "edge"})
+		}
+		if padRows && ri[1] < R && ri[1] <= rs {
+			g.Decos = append(g.Decos, Deco{"deco clamp hz end", fmt.Sprintf("grid-row: %d; grid-column: %s", r1-1, cols), "edge"})
+		}
+	}
+}
+
+// hover is what hovering (or focusing) a cell highlights and says: an
+// output cell names its sources, an input cell the outputs that read it.
+func hover(in GridInput, i int, coord, value string) (src, info string) {
+	tr := in.Trace
+	if tr == nil {
+		return "", coord + " = " + value
+	}
+	var refs, words []string
+	if in.Out {
+		if i >= len(tr.Sources) {
+			return "", coord + " = " + value
+		}
+		ss := tr.Sources[i]
+		for n, s := range ss {
+			if n < maxHover {
+				refs = append(refs, fmt.Sprintf("%s:%d", s.Input, s.Index))
+			}
+			if n < 6 {
+				words = append(words, s.Input+coordString(unflatten(s.Index, in.Shapes[s.Input])))
+			}
+		}
+		desc := strings.Join(words, ", ")
+		if len(ss) > 6 {
+			desc += fmt.Sprintf(" … (%d cells)", len(ss))
+		}
+		if len(ss) == 0 {
+			desc = "nothing"
+			if i < len(tr.Role) && tr.Role[i] == ops.RoleFill {
+				desc = "the fill value"
+			}
+		}
+		info = coord + " = " + value + "  ←  " + desc
+		if tr.Winner != nil && i < len(tr.Winner) && tr.Winner[i].Index >= 0 {
+			w := tr.Winner[i]
+			info += "; winner " + w.Input + coordString(unflatten(w.Index, in.Shapes[w.Input]))
+		}
+		if i < len(tr.Role) && tr.Role[i] != "" {
+			info += "  [" + ops.RoleLegend[tr.Role[i]] + "]"
+		}
+		return strings.Join(refs, " "), info
+	}
+	n := 0
+	for o, ss := range tr.Sources {
+		for _, s := range ss {
+			if s.Input == in.Name && s.Index == i {
+				if n < maxHover {
+					refs = append(refs, fmt.Sprintf("out:%d", o))
+				}
+				n++
+				break
+			}
+		}
+	}
+	plural := "s"
+	if n == 1 {
+		plural = ""
+	}
+	return strings.Join(refs, " "), fmt.Sprintf("%s = %s  →  read by %d output cell%s", coord, value, n, plural)
+}
+
+// maxHover bounds the cells one hover highlights (a whole-tensor sum reads
+// every input cell).
+const maxHover = 256
+
+// maxDraw bounds what is drawn per tensor.
+const maxDraw = 1 << 14
+
+func corner(rank int, s Slice) string {
+	if rank < 2 {
+		return ""
+	}
+	return fmt.Sprintf("%d↓ %d→", s.RowAx, s.ColAx)
+}
+
+func unflatten(i int, shape []int) []int {
+	c := make([]int, len(shape))
+	for a := len(shape) - 1; a >= 0; a-- {
+		if shape[a] > 0 {
+			c[a] = i % shape[a]
+			i /= shape[a]
+		}
+	}
+	return c
+}
+
+func coordString(c []int) string {
+	parts := make([]string, len(c))
+	for i, v := range c {
+		parts[i] = strconv.Itoa(v)
+	}
+	return "[" + strings.Join(parts, ",") + "]"
+}
+
+func bitsHex(t *tensor.Tensor, i int) string {
+	w := t.DType.Size()
+	var u uint64
+	for b := w - 1; b >= 0; b-- {
+		u = u<<8 | uint64(t.Data[i*w+b])
+	}
+	return fmt.Sprintf("0x%0*x", 2*w, u)
+}

@@ -1,0 +1,253 @@
+package playground
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+
+	"github.com/fkc-playground/fkc/engine"
+	"github.com/fkc-playground/fkc/kernels"
+	"github.com/fkc-playground/fkc/ops"
+	"github.com/fkc-playground/fkc/tensor"
+)
+
+// The "Learn padding" page: the three pad modes of these contracts side by
+// side on one input — a 1-D strip and a 2-D grid, each computed by the real
+// CPU kernels and traced like a Try-it run — the reflect precondition shown
+// live, the backward fold of each mode as a heat map, and the names other
+// libraries give the modes, with the two they have and these contracts do
+// not (symmetric, wrap) computed here and marked so.
+
+// PaddingParams are the page's controls (they live in its URL).
+type PaddingParams struct {
+	N, Before, After                   int // the 1-D strip
+	Rows, Cols, RowB, RowA, ColB, ColA int // the 2-D grid
+}
+
+// DefaultPadding is where the page starts: wide enough to show every mode's
+// character, narrow enough that reflect still holds.
+var DefaultPadding = PaddingParams{N: 5, Before: 3, After: 2, Rows: 4, Cols: 5, RowB: 1, RowA: 2, ColB: 2, ColA: 2}
+
+// paddingBounds keep the page's tensors small enough to draw.
+var paddingBounds = map[string][2]int{"n": {1, 12}, "b": {0, 14}, "a": {0, 14}, "rows": {1, 8}, "cols": {1, 8},
+	"rb": {0, 8}, "ra": {0, 8}, "cb": {0, 8}, "ca": {0, 8}}
+
+// ParsePadding reads the controls from a URL query (or the form's values),
+// clamping each to the range the page draws.
+func ParsePaddingParams(get func(string) string) PaddingParams {
+	p := DefaultPadding
+	for key, dst := range map[string]*int{"n": &p.N, "b": &p.Before, "a": &p.After, "rows": &p.Rows, "cols": &p.Cols,
+		"rb": &p.RowB, "ra": &p.RowA, "cb": &p.ColB, "ca": &p.ColA} {
+		if v, err := strconv.Atoi(get(key)); err == nil {
+			lim := paddingBounds[key]
+			*dst = min(max(v, lim[0]), lim[1])
+		}
+	}
+	return p
+}
+
+// Query is the controls as a URL query.
+func (p PaddingParams) Query() string {
+	v := url.Values{}
+	for key, x := range map[string]int{"n": p.N, "b": p.Before, "a": p.After, "rows": p.Rows, "cols": p.Cols,
+		"rb": p.RowB, "ra": p.RowA, "cb": p.ColB, "ca": p.ColA} {
+		v.Set(key, strconv.Itoa(x))
+	}
+	return v.Encode()
+}
+
+// PaddingPage is the page's model.
+type PaddingPage struct {
+	P        PaddingParams
+	Controls []Control
+	Strip    Grid        // the 1-D input
+	Input    Grid        // the 2-D input
+	Strips   []ModePanel // 1-D: the contracts' three modes, then symmetric and wrap
+	Grids    []ModePanel // 2-D: the three modes
+	Folds    []ModePanel // pad backward of ones: how many outputs fold into each input cell
+	Names    []NameRow
+}
+
+// Control is one slider.
+type Control struct {
+	Key, Label, Help string
+	Value, Min, Max  int
+	Group            string
+}
+
+// ModePanel is one mode's picture (or why there is none).
+type ModePanel struct {
+	Mode, Title, What string
+	InContracts       bool
+	Grid              *Grid
+	Error, Cite, Fix  string
+}
+
+// NameRow maps one padding rule to the names libraries give it.
+type NameRow struct {
+	Rule, Here, NumPy, PyTorch, ONNX, TF string
+	InContracts                          bool
+}
+
+var paddingNames = []NameRow{
+	{"fill with a constant", "constant", "constant", "constant", "constant", "CONSTANT", true},
+	{"mirror about the edge, edge not repeated", "reflect", "reflect", "reflect", "reflect", "REFLECT", true},
+	{"repeat the edge element outward", "replicate", "edge", "replicate", "edge", "—", true},
+	{"mirror with the edge repeated", "not in these contracts", "symmetric", "—", "—", "SYMMETRIC", false},
+	{"wrap around (periodic)", "not in these contracts", "wrap", "circular", "wrap", "—", false},
+}
+
+var modeWhat = map[string]string{
+	"constant":  "Outside the input every cell is the fill value (0 here).",
+	"reflect":   "The input is mirrored about its edge element, which is not repeated: the pad on each side may be at most n − 1.",
+	"replicate": "The edge element is repeated outward, for any width.",
+	"symmetric": "The input is mirrored with the edge element repeated (NumPy's symmetric, TensorFlow's SYMMETRIC).",
+	"wrap":      "The input repeats periodically (NumPy's wrap, PyTorch's circular, ONNX's wrap).",
+}
+
+// PaddingPage computes the page for controls p with the engine's CPU kernels.
+func (s *Site) PaddingPage(p PaddingParams) *PaddingPage {
+	pg := &PaddingPage{P: p, Names: paddingNames}
+	pg.Controls = []Control{
+		{"n", "n (strip length)", "the 1-D input's length", p.N, 1, 12, "1-D"},
+		{"b", "before", "cells padded before the strip", p.Before, 0, 14, "1-D"},
+		{"a", "after", "cells padded after the strip", p.After, 0, 14, "1-D"},
+		{"rows", "rows", "the 2-D input's rows", p.Rows, 1, 8, "2-D"},
+		{"cols", "cols", "the 2-D input's columns", p.Cols, 1, 8, "2-D"},
+		{"rb", "rows before", "rows padded above", p.RowB, 0, 8, "2-D"},
+		{"ra", "rows after", "rows padded below", p.RowA, 0, 8, "2-D"},
+		{"cb", "cols before", "columns padded left", p.ColB, 0, 8, "2-D"},
+		{"ca", "cols after", "columns padded right", p.ColA, 0, 8, "2-D"},
+	}
+	strip := arange(tensor.F32, p.N)
+	pads1 := []kernels.Pad{{Before: p.Before, After: p.After}}
+	grid := arange(tensor.F32, p.Rows, p.Cols)
+	pg.Strip = NewGrid(GridInput{Name: "x", Title: "x", T: strip})
+	pg.Input = NewGrid(GridInput{Name: "x", Title: "x", T: grid})
+	pads2 := []kernels.Pad{{Before: p.RowB, After: p.RowA}, {Before: p.ColB, After: p.ColA}}
+	for _, m := range []kernels.Mode{kernels.Constant, kernels.Reflect, kernels.Replicate} {
+		pg.Strips = append(pg.Strips, s.padPanel("strip", strip, m, pads1))
+		pg.Grids = append(pg.Grids, s.padPanel("grid", grid, m, pads2))
+		pg.Folds = append(pg.Folds, s.foldPanel(grid, m, pads2))
+	}
+	for _, m := range []string{"symmetric", "wrap"} {
+		pg.Strips = append(pg.Strips, otherPanel(m, strip, p.Before, p.After))
+	}
+	return pg
+}
+
+func arange(dt tensor.DType, shape ...int) *tensor.Tensor {
+	t := tensor.New(dt, shape)
+	for i := range t.NumElems() {
+		t.Set(i, float64(i))
+	}
+	return t
+}
+
+// padPanel runs one mode's pad on the CPU and draws it with its trace.
+func (s *Site) padPanel(key string, x *tensor.Tensor, m kernels.Mode, pads []kernels.Pad) ModePanel {
+	panel := ModePanel{Mode: m.String(), Title: m.String(), What: modeWhat[m.String()], InContracts: true}
+	c := ops.Pad(x, m, pads...)
+	res, err := s.Eng.Run(engine.CPU, c)
+	if err != nil {
+		panel.Error = err.Error()
+		panel.Cite = cite(err.Error())
+		var v *kernels.Violation
+		if m == kernels.Reflect && errors.As(err, &v) {
+			n := x.Shape[0]
+			for a, p := range pads {
+				if p.Before > x.Shape[a]-1 || p.After > x.Shape[a]-1 {
+					n = x.Shape[a]
+				}
+			}
+			panel.Fix = fmt.Sprintf("The widest reflect pad on that axis is n − 1 = %d; replicate (or symmetric, outside these contracts) goes further.", n-1)
+		}
+		return panel
+	}
+	run := func(c *kernels.Call) (*tensor.Tensor, error) {
+		r, err := s.Eng.Run(engine.CPU, c)
+		if err != nil {
+			return nil, err
+		}
+		return r.Out, nil
+	}
+	o, _ := ops.Lookup("pad")
+	tr, err := o.Trace(run, c)
+	if err != nil {
+		panel.Error = err.Error()
+		return panel
+	}
+	g := NewGrid(GridInput{Name: key + "-" + m.String(), Title: m.String(), T: res.Out, Out: true, Trace: tr,
+		Shapes: map[string][]int{"x": x.Shape}, Primary: "x"})
+	g.Key = g.Name
+	panel.Grid = &g
+	return panel
+}
+
+// foldPanel runs pad backward of ones: each grad_in cell counts the output
+// cells that fold into it.
+func (s *Site) foldPanel(x *tensor.Tensor, m kernels.Mode, pads []kernels.Pad) ModePanel {
+	panel := ModePanel{Mode: m.String(), Title: m.String(), InContracts: true}
+	out, err := kernels.PadOutShape("pad", m, x.Shape, pads)
+	if err != nil {
+		panel.Error = err.Error()
+		return panel
+	}
+	ones := tensor.New(tensor.F32, out)
+	for i := range ones.F32() {
+		ones.F32()[i] = 1
+	}
+	res, err := s.Eng.Run(engine.CPU, ops.PadBackward(ones, m, pads...))
+	if err != nil {
+		panel.Error = err.Error()
+		return panel
+	}
+	heat := make([]int, res.Out.NumElems())
+	for i := range heat {
+		heat[i] = int(res.Out.At(i))
+	}
+	g := NewGrid(GridInput{Name: "fold-" + m.String(), Title: "grad_in (" + m.String() + ")", T: res.Out, Out: true, Heat: heat})
+	g.Key = g.Name
+	panel.Grid = &g
+	return panel
+}
+
+// otherPanel computes a mode these contracts do not have, on the strip.
+func otherPanel(mode string, x *tensor.Tensor, before, after int) ModePanel {
+	panel := ModePanel{Mode: mode, Title: mode, What: modeWhat[mode]}
+	n := x.NumElems()
+	out := tensor.New(x.DType, []int{n + before + after})
+	tr := &ops.Trace{Op: mode, Method: "computed here from NumPy's definition (not a kernel of these contracts)",
+		OutShape: out.Shape, Interior: [][2]int{{before, before + n}}}
+	for o := range out.NumElems() {
+		j := o - before
+		var src int
+		switch mode {
+		case "symmetric": // ... 1 0 | 0 1 2 | 2 1 ...
+			period := 2 * n
+			k := ((j % period) + period) % period
+			src = k
+			if k >= n {
+				src = period - 1 - k
+			}
+		default: // wrap
+			src = ((j % n) + n) % n
+		}
+		out.Set(o, x.At(src))
+		role := ops.RoleCopy
+		if j < 0 || j >= n {
+			role = ops.RoleMirror
+			if mode == "wrap" {
+				role = ops.RoleWrap
+			}
+		}
+		tr.Role = append(tr.Role, role)
+		tr.Sources = append(tr.Sources, []ops.Source{{Input: "x", Index: src}})
+	}
+	g := NewGrid(GridInput{Name: "strip-" + mode, Title: mode, T: out, Out: true, Trace: tr,
+		Shapes: map[string][]int{"x": x.Shape}, Primary: "x"})
+	g.Key = g.Name
+	panel.Grid = &g
+	return panel
+}

@@ -1,0 +1,34 @@
+// index_rows.wgsl — index_select (and embedding) when every selected slice
+// is a whole number of 16-byte units (inner · element bytes % 16 == 0):
+// one thread per 16-byte unit of the output, one vec4 load and one vec4
+// store, any dtype (a byte mover: bit-exact).
+//
+// Output unit t belongs to slice r = t / R (R units per slice) at unit
+// u = t % R; the slice is (outer o, position k) = (r / m, r % m) and copies
+// data slice (o, idx[k]). An index >= D is never used: its position k goes
+// to err[0] (atomicMin: the first bad one, as the CPU reports it).
+// P: [n_units, R, m, D]
+
+@group(0) @binding(0) var<storage, read> P: array<u32>;
+@group(0) @binding(1) var<storage, read> idx: array<u32>;
+@group(0) @binding(2) var<storage, read> data: array<vec4<u32>>;
+@group(0) @binding(3) var<storage, read_write> dst: array<vec4<u32>>;
+@group(0) @binding(4) var<storage, read_write> err: array<atomic<u32>>;
+
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid: vec3<u32>,
+        @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    let t = thread_id(wid, nwg, lid);
+    if (t >= P[0]) { return; }
+    let R = P[1];
+    let r = t / R;
+    let o = r / P[2];
+    let k = r - o * P[2];
+    let v = idx[k];
+    if (v >= P[3]) {
+        atomicMin(&err[0], k);
+        return;
+    }
+    dst[GUARD / 4u + t] = data[(o * P[3] + v) * R + (t - r * R)];
+}

@@ -1,0 +1,67 @@
+// padbw_io32.wgsl — pad_backward_gather's element access for F32, F16 and
+// BF16 (DT 0, 1, 2): grads and outputs as u32 words, halves as lanes.
+// Needs ACC (acc32.wgsl or acc64.wgsl) and dtype.wgsl.
+
+alias GW = u32;
+alias OW = u32;
+
+// grad_out element i's bits (a half in the low 16 bits).
+fn graw(i: u32) -> u32 {
+    if (DT == 0u) {
+        return gout[i];
+    }
+    return (gout[i >> 1u] >> ((i & 1u) * 16u)) & 0xffffu;
+}
+
+// grad_out element i, widened exactly to the accumulator.
+fn gload(i: u32) -> ACC {
+    return acc_from_f32_bits(wide(graw(i)));
+}
+
+// Slot e's element bits: its sole contribution's own bits (a zero as +0),
+// or its sum narrowed.
+fn slot_bits(e: u32) -> u32 {
+    let s = sole(e);
+    if (s == NONE) {
+        return out_bits(settle(e));
+    }
+    let b = graw(s);
+    if ((b & select(0x7fffu, 0x7fffffffu, DT == 0u)) == 0u) {
+        return 0u;
+    }
+    return b;
+}
+
+// A slot's sum as element bits: f32 (RNE), then RNE to the half, as the CPU
+// narrows (f64 -> f32 -> half). A zero sum stores +0, as the CPU's does.
+fn out_bits(a: ACC) -> u32 {
+    var b = 0u;
+    if (!(a == ACC())) {                             // not `a != 0`: NaN must get here
+        b = acc_to_f32_bits(a);
+    }
+    if (DT == 1u) {
+        return f32_bits_to_f16_bits(b);
+    }
+    if (DT == 2u) {
+        return f32_bits_to_bf16_bits(b);
+    }
+    return b;
+}
+
+// Thread t writes slot t (f32) or the two slots of output word t (halves),
+// so no word has two writers.
+fn emit(t: u32) {
+    let n = P[0];
+    if (DT == 0u) {
+        if (t >= n) { return; }
+        dst[GUARD + t] = slot_bits(t);
+        return;
+    }
+    let e = 2u * t;
+    if (e >= n) { return; }
+    if (e + 1u < n) {
+        dst[GUARD + t] = slot_bits(e) | (slot_bits(e + 1u) << 16u);
+    } else {                                         // the last word: keep the lane past the end
+        dst[GUARD + t] = put_lane(dst[GUARD + t], 0u, 16u, slot_bits(e));
+    }
+}

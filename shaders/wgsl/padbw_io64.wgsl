@@ -1,0 +1,19 @@
+// padbw_io64.wgsl — pad_backward_gather's element access for F64 (DT 3):
+// grads and outputs bound as f64 arrays (adapters with shader-f64 only;
+// needs acc64.wgsl). The output's guard words are GUARD u32 = GUARD/2 f64.
+
+alias GW = f64;
+alias OW = f64;
+
+fn gload(i: u32) -> ACC {
+    return gout[i];
+}
+
+fn emit(t: u32) {
+    if (t >= P[0]) { return; }
+    var a = settle(t);
+    if (a == 0.0lf) {
+        a = 0.0lf;                                   // a zero sum stores +0, as the CPU's
+    }
+    dst[GUARD / 2u + t] = a;
+}

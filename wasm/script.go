@@ -1,0 +1,116 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+
+	"github.com/fkc-playground/fkc/engine"
+	"github.com/fkc-playground/fkc/kernels"
+	"github.com/fkc-playground/fkc/ops"
+	"github.com/fkc-playground/fkc/tensor"
+)
+
+// surfaceError is what `fkc run` prints: "fkc: " and the error. The prefix
+// is added here, once, at the surface; Go code below never adds it.
+func surfaceError(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("fkc: %w", err)
+}
+
+func gpuMissing() (string, bool) {
+	g := app.gpu()
+	if !g.Done {
+		return "WebGPU is still starting", true
+	}
+	return g.Reason, !g.Available
+}
+
+// checkBackend parses a backend name: the playground runs cpu and webgpu
+// (and takes vulkan or gpu to mean webgpu, the same WGSL kernels).
+func checkBackend(backend string) (engine.Backend, error) {
+	b, err := engine.ParseBackend(backend)
+	if err != nil {
+		return "", kernels.Usagef("unknown backend %q (the playground runs cpu or webgpu)", backend)
+	}
+	if b == engine.CPU {
+		return b, nil
+	}
+	if why, missing := gpuMissing(); missing {
+		return "", &kernels.Unavailable{Kernel: "backend webgpu", Msg: fmt.Sprintf("WebGPU is not available in this browser (%s); the cpu backend works", why)}
+	}
+	return engine.WebGPU, nil
+}
+
+// scriptRun is window.fkc.run: the `fkc run` contract for scripts.
+func scriptRun(reqJSON string) (any, error) {
+	var req struct {
+		Op      string            `json:"op"`
+		Backend string            `json:"backend"`
+		Flags   []string          `json:"flags"`
+		Inputs  map[string]string `json:"inputs"`
+	}
+	if err := json.Unmarshal([]byte(reqJSON), &req); err != nil {
+		return nil, surfaceError(kernels.Usagef("run: the request is not {op, backend, flags, inputs}: %v", err))
+	}
+	backend, err := checkBackend(req.Backend)
+	if err != nil {
+		return nil, surfaceError(err)
+	}
+	// --dtype bf16 is a run-line flag of its own: it says how to read <u2 files.
+	flags, asBF16, err := ops.SplitDType(req.Flags)
+	if err != nil {
+		return nil, surfaceError(err)
+	}
+	call, err := ops.Parse(req.Op, flags)
+	if err != nil {
+		return nil, surfaceError(err)
+	}
+	call.Inputs = map[string]*tensor.Tensor{}
+	anyBF16 := false
+	for name, b64 := range req.Inputs {
+		raw, err := base64.StdEncoding.DecodeString(b64)
+		if err != nil {
+			return nil, surfaceError(fmt.Errorf("input %s: not base64: %v", name, err))
+		}
+		t, err := tensor.ReadNpyBytes(raw, asBF16)
+		if err != nil {
+			return nil, surfaceError(fmt.Errorf("input %s: %v", name, err))
+		}
+		anyBF16 = anyBF16 || t.DType == tensor.BF16
+		call.Inputs[name] = t
+	}
+	if asBF16 && !anyBF16 {
+		return nil, surfaceError(kernels.Usagef("--dtype bf16 reads <u2 .npy inputs as bf16, but no input of this call is a <u2 file"))
+	}
+	// The answer travels back as base64 in one JS string: refuse, before
+	// anything runs, an output whose encoding would not fit (the page
+	// keeps working, as the issue asks).
+	if _, shape, dt, err := app.eng.Check(call); err != nil {
+		return nil, surfaceError(err)
+	} else if b := int64(tensor.NumElems(shape)) * int64(dt.Size()); b > maxResultBytes {
+		return nil, surfaceError(kernels.Violatef(req.Op, "output %s%v needs %d bytes; fkc.run returns at most %d bytes (%d MiB) as base64 — use fkc.bench to time larger calls",
+			dt, shape, b, maxResultBytes, maxResultBytes>>20))
+	}
+	app.mu.Lock()
+	res, err := app.eng.Run(backend, call)
+	app.mu.Unlock()
+	if err != nil {
+		return nil, surfaceError(err)
+	}
+	return map[string]any{
+		"kernel":   res.Kernel,
+		"provider": res.Provider,
+		"backend":  res.Backend,
+		"npy":      base64.StdEncoding.EncodeToString(tensor.NpyBytes(res.Out)),
+	}, nil
+}
+
+// maxResultBytes bounds fkc.run's output: its base64 (4/3 of it) must fit a
+// JS string (V8: under 2^29 characters), beside the Go copies of it in the
+// tab's wasm memory.
+const maxResultBytes = 256 << 20

@@ -1,0 +1,487 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"syscall/js"
+	"time"
+
+	"github.com/fkc-playground/fkc/ops"
+	"github.com/fkc-playground/fkc/playground"
+)
+
+// page is what is on screen: which route, and for a kernel page its row
+// and last run (so a grid can be redrawn on another slice).
+type page struct {
+	path   string
+	row    playground.KernelRow
+	last   *playground.TryResult
+	slices playground.Slices
+	runs   []string // the backends of the last run (for the share link)
+	seq    int      // bumped per run: a late run does not overwrite a newer one
+}
+
+var doc = js.Global().Get("document")
+
+func byID(id string) js.Value { return doc.Call("getElementById", id) }
+
+func setHTML(id, html string) {
+	if el := byID(id); el.Truthy() {
+		el.Set("innerHTML", html)
+	}
+}
+
+func setText(id, text string) {
+	if el := byID(id); el.Truthy() {
+		el.Set("textContent", text)
+	}
+}
+
+// replaceURL puts the page's state in the address bar without a history
+// entry (a shareable link).
+func replaceURL(hash string) {
+	js.Global().Get("history").Call("replaceState", nil, "", hash)
+}
+
+// A route renders one page: its title and HTML. after, if set, runs once
+// the page is on screen (a kernel page's first Try it).
+type pageRoute struct {
+	prefix string // "/k/": matches the path's start; "/api": the whole path
+	render func(rest string, q url.Values) (title, html string, after func(), err error)
+}
+
+// routes are the pages; the catalog is the fallback. A page of its own
+// (Learn padding, your own contract, the Judge) adds itself in its file.
+var routes = []pageRoute{
+	{"/k/", kernelRoute},
+	{"/api", func(string, url.Values) (string, string, func(), error) {
+		html, err := playground.Render("api", playground.APIPage(tabLimits.MaxElems, maxResultBytes))
+		return "Scripting API", html, nil, err
+	}},
+}
+
+// route renders the page of a URL hash: #/ (the catalog, ?filters),
+// #/k/PROVIDER/NAME (a kernel, ?Try-it state), #/api, and the pages that
+// add themselves to routes.
+func route(hash string) error {
+	hash = strings.TrimPrefix(hash, "#")
+	if hash == "" {
+		hash = "/"
+	}
+	path, query, _ := strings.Cut(hash, "?")
+	q, _ := url.ParseQuery(query)
+	app.page = page{path: path}
+	js.Global().Call("scrollTo", 0, 0)
+	// No lock: a DOM event runs only while every goroutine is parked (the
+	// wasm runtime has one thread), and a JS callback must never block —
+	// a run holding the engine may be waiting for the event loop itself.
+	if main := byID("main"); path == "/" && query == "" && main.Get("dataset").Get("prerendered").String() == "/" {
+		// The catalog is already on screen, drawn at build time as this
+		// code draws it now (go generate ./web): take it over instead of
+		// drawing it again, applying any filter typed meanwhile.
+		main.Call("removeAttribute", "data-prerendered")
+		if f := formOf("form.filters"); strings.Join(mapValues(f), "") != "" {
+			return filterEvent(uiEvent{Type: "input", Action: "filter", Form: f})
+		}
+		return nil
+	}
+	byID("main").Call("removeAttribute", "data-prerendered")
+	title, html, after, err := catalogRoute(q)
+	for _, r := range routes {
+		if rest, ok := strings.CutPrefix(path, r.prefix); ok && (strings.HasSuffix(r.prefix, "/") || rest == "") {
+			title, html, after, err = r.render(rest, q)
+			break
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if title == "" {
+		title = "fkc playground — kernel contracts you can run"
+	} else {
+		title += " — fkc playground"
+	}
+	doc.Set("title", title)
+	setHTML("main", html)
+	if after != nil {
+		after()
+	}
+	return nil
+}
+
+func catalogRoute(q url.Values) (string, string, func(), error) {
+	html, err := playground.Render("catalog", app.site().CatalogPage(playground.ParseFilter(q)))
+	return "", html, nil, err
+}
+
+func kernelRoute(rest string, q url.Values) (string, string, func(), error) {
+	id, _ := url.PathUnescape(rest)
+	p, err := app.site().KernelPage(id, q)
+	if err != nil {
+		return "", fmt.Sprintf(`<p class="err">fkc: %s</p><a href="#/">← back to the catalog</a>`, htmlEscape(err.Error())), nil, nil
+	}
+	app.page.row = p.Row
+	html, err := playground.Render("kernel", p)
+	var after func()
+	if p.Try != nil {
+		after = func() { go runTry(p.Try.Case, p.Try.Auto) }
+	}
+	return p.K.Name, html, after, err
+}
+
+// An event is what the page's script forwards: a control with a
+// data-action (click), a form with one (input, change), a details (toggle).
+type uiEvent struct {
+	Type   string            `json:"type"`
+	Action string            `json:"action"`
+	Name   string            `json:"name"` // the control that changed
+	Data   map[string]string `json:"data"` // the element's data-* attributes
+	Form   map[string]string `json:"form"` // its form's values
+}
+
+// actions handle the events, by the element's data-action; a page of its
+// own adds its actions in its file.
+var actions = map[string]func(uiEvent) error{
+	"filter": filterEvent,
+	"prose":  proseEvent,
+	"try":    func(e uiEvent) error { tryInput(e); return nil },
+	"run": func(e uiEvent) error {
+		cs := playground.FromForm(app.page.row, formOf("form.tryform"))
+		go runTry(cs, strings.Split(e.Data["backends"], ","))
+		return nil
+	},
+	"share": shareEvent,
+	"slice": slicePick,
+}
+
+func event(raw string) error {
+	var e uiEvent
+	if err := json.Unmarshal([]byte(raw), &e); err != nil {
+		return err
+	}
+	if f, ok := actions[e.Action]; ok {
+		return f(e)
+	}
+	return fmt.Errorf("no action %q", e.Action)
+}
+
+func filterEvent(e uiEvent) error {
+	f := playground.Filter{Q: e.Form["q"], Op: e.Form["op"], Backend: e.Form["backend"], DType: e.Form["dtype"],
+		Det: e.Form["det"], Registrable: e.Form["reg"] != "", Runnable: e.Form["runs"] != ""}
+	c := app.site().CatalogPage(f)
+	html, err := playground.Render("catalog-list", c)
+	if err != nil {
+		return err
+	}
+	setHTML("catalog", html)
+	setText("count", fmt.Sprintf("%d of %d kernels", c.Shown, c.Total))
+	hash := "#/"
+	if q := f.Query(); q != "" {
+		hash += "?" + q
+	}
+	replaceURL(hash)
+	return nil
+}
+
+// proseEvent renders a provider's prose when its details first open.
+func proseEvent(e uiEvent) error {
+	if e.Type != "toggle" || e.Data["done"] != "" {
+		return nil
+	}
+	html, err := app.site().ProviderProse(e.Data["file"])
+	if err != nil {
+		html = htmlEscape(err.Error())
+	}
+	for _, d := range jsArray(doc.Call("querySelectorAll", "details.pprose")) {
+		if d.Get("dataset").Get("file").String() == e.Data["file"] {
+			d.Get("dataset").Set("done", "1")
+			d.Call("querySelector", ".prose").Set("innerHTML", html)
+		}
+	}
+	return nil
+}
+
+// shareEvent puts the Try-it state in the address bar and the clipboard.
+func shareEvent(uiEvent) error {
+	cs := playground.FromForm(app.page.row, formOf("form.tryform"))
+	u := js.Global().Get("location").Get("origin").String() + js.Global().Get("location").Get("pathname").String() +
+		"#/k/" + app.page.row.ID + "?" + playground.ShareQuery(cs, app.page.runs)
+	replaceURL(u)
+	note := "link in the address bar"
+	if cb := js.Global().Get("navigator").Get("clipboard"); cb.Truthy() {
+		cb.Call("writeText", u)
+		note = "link copied"
+	}
+	setText("share-note", note)
+	return nil
+}
+
+// tryInput keeps the command line in step with the form; changing the
+// first input's dtype carries the other value inputs along (indices and
+// masks keep theirs).
+func tryInput(e uiEvent) {
+	row := app.page.row
+	form := doc.Call("querySelector", "form.tryform")
+	if !form.Truthy() {
+		return
+	}
+	if strings.HasSuffix(e.Name, ".kind") {
+		in := strings.TrimSuffix(e.Name, ".kind")
+		if r := form.Call("querySelector", `.inrow[data-input="`+in+`"]`); r.Truthy() {
+			r.Get("dataset").Set("kind", e.Form[e.Name])
+		}
+	}
+	values := e.Form
+	if strings.HasSuffix(e.Name, ".dtype") && e.Type == "change" {
+		first := strings.TrimSuffix(e.Name, ".dtype")
+		rows := jsArray(form.Call("querySelectorAll", ".inrow"))
+		if len(rows) > 0 && rows[0].Get("dataset").Get("input").String() == first {
+			for _, r := range rows[1:] {
+				sel := r.Call("querySelector", "select[name$='.dtype']")
+				if sel.Truthy() && !sel.Get("dataset").Get("fixed").Truthy() {
+					sel.Set("value", e.Form[e.Name])
+					values[sel.Get("name").String()] = e.Form[e.Name]
+				}
+			}
+		}
+	}
+	setText("cli", playground.CLILine(playground.FromForm(row, values), row.Backend))
+}
+
+// runTry runs the Try-it case on backends and draws the results.
+func runTry(cs ops.Case, backends []string) {
+	defer func() {
+		if r := recover(); r != nil {
+			panicError(r)
+		}
+	}()
+	<-app.gpuDone
+	if !app.gpu().Available && len(backends) > 0 && backends[len(backends)-1] == "webgpu" && app.page.last == nil {
+		// A page opening on a GPU kernel (or a shared link) in a browser
+		// without WebGPU runs on the CPU instead of showing an error.
+		backends = []string{"cpu"}
+	}
+	if len(backends) == 0 {
+		return
+	}
+	app.page.seq++
+	seq, row := app.page.seq, app.page.row
+	setHTML("results", `<div class="muted">running…</div>`)
+	for _, b := range jsArray(doc.Call("querySelectorAll", "form.tryform button")) {
+		b.Get("classList").Call("add", "busy")
+	}
+	replaceURL("#/k/" + row.ID + "?" + playground.ShareQuery(cs, backends))
+	r := app.site().Try(row, cs, backends, browserClock{}, app.lock)
+	if seq != app.page.seq || app.page.row.ID != row.ID {
+		return // the page moved on
+	}
+	for _, b := range jsArray(doc.Call("querySelectorAll", "form.tryform button")) {
+		b.Get("classList").Call("remove", "busy")
+	}
+	app.page.last, app.page.slices, app.page.runs = r, playground.Slices{}, backends
+	html, err := playground.Render("results", r)
+	if err != nil {
+		html = htmlEscape(err.Error())
+	}
+	setHTML("results", html)
+	vis := ""
+	if v := r.Visual(nil); v != nil {
+		if vis, err = playground.Render("visual", v); err != nil {
+			vis = htmlEscape(err.Error())
+		}
+	} else if r.TraceError != "" {
+		vis = `<p class="muted">No provenance: ` + htmlEscape(r.TraceError) + `</p>`
+	}
+	setHTML("visual", vis)
+	// The cost table shows the page kernel's formulas evaluated for this run.
+	for _, c := range r.PageCosts() {
+		if cell := doc.Call("querySelector", `#cost-table tr[data-cost="`+c.Name+`"] .val`); cell.Truthy() {
+			v := "— " + c.Error
+			if c.Error == "" {
+				v = playground.FmtNum(c.Value, strings.Contains(c.Name, "bytes"))
+			}
+			cell.Set("textContent", v)
+		}
+	}
+	// A violation's cited constraint is marked in the contract's tables.
+	cited := ""
+	for _, x := range r.Runs {
+		if x.Violation && x.Cite != "" {
+			cited = x.Cite
+		}
+	}
+	for _, tr := range jsArray(doc.Call("querySelectorAll", "#contract [data-constraint]")) {
+		c := tr.Get("dataset").Get("constraint").String()
+		hit := cited != "" && c != "" && (strings.Contains(cited, c) || strings.Contains(c, cited))
+		tr.Get("classList").Call("toggle", "violated", hit)
+	}
+}
+
+// slicePick redraws one grid on the slice its picker now names.
+func slicePick(e uiEvent) error {
+	r := app.page.last
+	key := e.Data["key"]
+	if r == nil || key == "" {
+		return nil
+	}
+	name, out := gridKey(key)
+	g, ok := r.Grid(name, out, app.page.slices)
+	if !ok {
+		return nil
+	}
+	s := playground.DefaultSlice(len(g.Shape))
+	if cur, ok := app.page.slices[key]; ok {
+		s = cur
+	}
+	atoi := func(k string) int { v, _ := strconv.Atoi(e.Form[k]); return v }
+	switch {
+	case e.Name == "rows" || e.Name == "cols":
+		ax := atoi(e.Name)
+		if e.Name == "rows" {
+			if ax == s.ColAx {
+				s.ColAx = s.RowAx
+			}
+			s.RowAx = ax
+		} else {
+			if ax == s.RowAx {
+				s.RowAx = s.ColAx
+			}
+			s.ColAx = ax
+		}
+	case strings.HasPrefix(e.Name, "axis"):
+		if a, err := strconv.Atoi(strings.TrimPrefix(e.Name, "axis")); err == nil && a < len(s.Fixed) {
+			s.Fixed[a] = atoi(e.Name)
+		}
+	}
+	app.page.slices[key] = s
+	return redrawGrid(key)
+}
+
+// reveal brings cell i of grid key into view (a hovered output's source on
+// another slice) and reports whether it redrew.
+func reveal(key string, i int) bool {
+	r := app.page.last
+	if r == nil {
+		return false
+	}
+	name, out := gridKey(key)
+	g, ok := r.Grid(name, out, app.page.slices)
+	if !ok || len(g.Shape) < 3 {
+		return false
+	}
+	s := playground.DefaultSlice(len(g.Shape))
+	if cur, ok := app.page.slices[key]; ok {
+		s = cur
+	}
+	coord := make([]int, len(g.Shape))
+	rem := i
+	for a := len(g.Shape) - 1; a >= 0; a-- {
+		if g.Shape[a] > 0 {
+			coord[a], rem = rem%g.Shape[a], rem/g.Shape[a]
+		}
+	}
+	changed := false
+	for a := range s.Fixed {
+		if a != s.RowAx && a != s.ColAx && s.Fixed[a] != coord[a] {
+			s.Fixed[a], changed = coord[a], true
+		}
+	}
+	if changed {
+		app.page.slices[key] = s
+		redrawGrid(key)
+	}
+	return changed
+}
+
+func redrawGrid(key string) error {
+	name, out := gridKey(key)
+	g, ok := app.page.last.Grid(name, out, app.page.slices)
+	if !ok {
+		return nil
+	}
+	html, err := playground.Render("grid", g)
+	if err != nil {
+		return err
+	}
+	if el := doc.Call("querySelector", `.gridbox[data-key="`+key+`"]`); el.Truthy() {
+		el.Set("outerHTML", html)
+	}
+	return nil
+}
+
+// gridKey splits "out:1" into ("out", 1) and "x" into ("x", -1).
+func gridKey(key string) (string, int) {
+	if n, ok := strings.CutPrefix(key, "out:"); ok {
+		i, _ := strconv.Atoi(n)
+		return "out", i
+	}
+	return key, -1
+}
+
+// formOf reads a form's values (name → value) the way FormData does.
+func formOf(selector string) map[string]string {
+	out := map[string]string{}
+	f := doc.Call("querySelector", selector)
+	if !f.Truthy() {
+		return out
+	}
+	fd := js.Global().Get("FormData").New(f)
+	it := fd.Call("entries")
+	for {
+		n := it.Call("next")
+		if n.Get("done").Bool() {
+			return out
+		}
+		kv := n.Get("value")
+		out[kv.Index(0).String()] = kv.Index(1).String()
+	}
+}
+
+func mapValues(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for _, v := range m {
+		out = append(out, v)
+	}
+	return out
+}
+
+func jsArray(list js.Value) []js.Value {
+	n := list.Length()
+	out := make([]js.Value, n)
+	for i := range n {
+		out[i] = list.Index(i)
+	}
+	return out
+}
+
+func htmlEscape(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;").Replace(s)
+}
+
+// browserClock times runs with performance.now (time.Now underneath).
+type browserClock struct{}
+
+func (browserClock) Now() time.Time                  { return time.Now() }
+func (browserClock) Since(t time.Time) time.Duration { return time.Since(t) }
+
+// Resolution is the smallest step of the clock (5 µs when the page is
+// cross-origin isolated, 100 µs otherwise).
+func (browserClock) Resolution() time.Duration {
+	best := time.Duration(1 << 62)
+	for i := 0; i < 3; i++ {
+		a := time.Now()
+		b := time.Now()
+		for n := 0; b.Sub(a) == 0 && n < 1e6; n++ {
+			b = time.Now()
+		}
+		if d := b.Sub(a); d > 0 && d < best {
+			best = d
+		}
+	}
+	return best
+}
