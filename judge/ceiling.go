@@ -123,6 +123,9 @@ func (cs *ceilState) finish() {
 		// other processes hold the rest.
 		p := c.Points[n-1]
 		c.GBps, c.Bytes = max(p.Bytes/p.Ns, c.SingleThreadGBps), p.Bytes
+		if lim := cs.c.limit(); uint64(p.Elems) < lim {
+			c.Note = fmt.Sprintf("the budget stopped the copies at %s of the %s buffers planned: a copy that small may stay in a cache and run faster than memory does", fmtBytes(float64(p.Elems)), fmtBytes(float64(lim)))
+		}
 	} else if c.Error == "" {
 		c.Error = "the budget left no time for the copy ceiling"
 	}

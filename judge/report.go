@@ -86,7 +86,9 @@ type Ceiling struct {
 	// like the kernels (by the thread's CPU clock where the OS has one).
 	SingleThreadGBps float64 `json:"single_thread_gb_per_s,omitempty"`
 	Points           []Point `json:"points,omitempty"`
-	Error            string  `json:"error,omitempty"`
+	// Note says why the ceiling may read high (its largest copy was small).
+	Note  string `json:"note,omitempty"`
+	Error string `json:"error,omitempty"`
 }
 
 // Kernel is one binding × variant.
@@ -290,6 +292,9 @@ func Text(w io.Writer, r *Report) {
 			one = fmt.Sprintf("; one thread %s", fmtGBps(c.SingleThreadGBps))
 		}
 		fmt.Fprintf(w, "ceiling: %s (%s, %s moved per copy%s)\n", fmtGBps(c.GBps), c.Method, fmtBytes(c.Bytes), one)
+		if c.Note != "" {
+			fmt.Fprintf(w, "  note: %s\n", c.Note)
+		}
 	}
 	fmt.Fprintf(w, "%-46s %-13s %-22s %10s %11s %8s %14s  %s\n", "kernel", "dtypes", "variant", "overhead", "bandwidth", "ceiling", "held-out err", "flags")
 	for _, k := range r.Kernels {

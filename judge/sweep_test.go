@@ -139,7 +139,7 @@ func TestSweepPlanning(t *testing.T) {
 	if ft.maxBuffer > 2<<20 || ft.maxHost > 3<<20 {
 		t.Errorf("largest buffer %v, largest footprint %v: past the device's 2 MiB or the 3 MiB cap", ft.maxBuffer, ft.maxHost)
 	}
-	if r.Ceiling.GBps != 20 || r.Ceiling.Method != "fake copy" || len(r.Ceiling.Points) == 0 {
+	if r.Ceiling.GBps != 20 || r.Ceiling.Method != "fake copy" || len(r.Ceiling.Points) != 7 || r.Ceiling.Note != "" {
 		t.Errorf("ceiling %+v", r.Ceiling)
 	}
 	if len(r.Kernels) != 3 {
@@ -173,6 +173,9 @@ func TestSweepShortBudget(t *testing.T) {
 	r := Run(t.Context(), s, nil)
 	if r.ElapsedS > 0.005 || len(r.Kernels) != 2 {
 		t.Fatalf("ran %.4fs, %d kernels", r.ElapsedS, len(r.Kernels))
+	}
+	if !strings.Contains(r.Ceiling.Note, "may stay in a cache") {
+		t.Errorf("a ceiling cut short by the budget, without a note: %+v", r.Ceiling)
 	}
 	for _, k := range r.Kernels {
 		if !strings.HasPrefix(k.Stop, "budget:") || len(k.Points) == 0 {
