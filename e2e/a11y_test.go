@@ -44,6 +44,7 @@ func TestAccessibility(t *testing.T) {
 		{"learn padding", "#/learn/padding", `document.querySelector(".mode .cell")`},
 		{"your contract", "#/author", `document.querySelector("main h1")`},
 		{"scripting API", "#/api", `document.querySelector("main h1")`},
+		{"the Judge", "#/judge", `document.querySelector(".judge-table")`},
 	} {
 		open(t, ctx, page.hash)
 		waitFor(t, ctx, page.ready)

@@ -31,7 +31,11 @@ func site(t *testing.T) *Site {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Site{Eng: e, GPU: GPUState{Done: true, Reason: "no WebGPU in a native test"}}
+	reports, err := BundledReports()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Site{Eng: e, GPU: GPUState{Done: true, Reason: "no WebGPU in a native test"}, Reports: reports}
 }
 
 // golden compares a rendered page with testdata/NAME.html (rewritten with
@@ -81,6 +85,16 @@ func TestGoldenPages(t *testing.T) {
 		return Render("catalog", s.CatalogPage(ParseFilter(url.Values{"op": {"pad"}, "reg": {"1"}})))
 	})
 	golden(t, "api", func() (string, error) { return Render("api", APIPage(1<<27, 256<<20)) })
+	golden(t, "judge", func() (string, error) {
+		reports, _ := BundledReports()
+		p := NewJudgePage(reports[0], nil, "")
+		p.Bundled, p.Shown = contracts.JudgeReports(), contracts.JudgeReports()[0]
+		return Render("judge", p)
+	})
+	golden(t, "judge-compare", func() (string, error) {
+		reports, _ := BundledReports()
+		return Render("judge-results", NewJudgePage(reports[0], reports[0], "fuel-reference-backend/gather[F32,U32] gather"))
+	})
 	golden(t, "learn-padding", func() (string, error) { return Render("padding", s.PaddingPage(DefaultPadding)) })
 	golden(t, "learn-padding-reflect-too-wide", func() (string, error) {
 		q := url.Values{"n": {"4"}, "b": {"4"}, "a": {"1"}, "rows": {"2"}, "cols": {"3"}, "rb": {"2"}, "ra": {"0"}, "cb": {"1"}, "ca": {"1"}}

@@ -29,14 +29,9 @@ type KernelPage struct {
 	Caps      []KV
 	Try       *TryForm // nil: no `fkc run` op exercises the kernel
 	GPU       GPUState
-	Measured  *Measured // the Judge's figures, when a report covers this kernel
-}
-
-// Measured is a kernel's cost as the Judge measured it on one device.
-type Measured struct {
-	Device, Date             string
-	OverheadNs, GBps, OfCeil float64
-	FitError                 string
+	// Measured is what the Judge's reports (shipped, or made in this tab)
+	// measured of this kernel.
+	Measured []Measured
 }
 
 // BindingView is one registry binding of the kernel.
@@ -122,6 +117,7 @@ func (s *Site) KernelPage(id string, q url.Values) (*KernelPage, error) {
 		{Key: "alignment", Value: fmt.Sprintf("%d B", c.AlignmentBytes)}, {Key: "access granularity", Value: fmt.Sprintf("%d bits", c.AccessGranularityBits)},
 		{Key: "fast paths", Value: strings.Join(fps, "; ")}, {Key: "backend / source", Value: k.Backend + " · " + k.KernelSource},
 		{Key: "entry point", Value: k.EntryPoint, Code: true}}
+	p.Measured = MeasuredFor(id, s.Reports)
 	if p.Row.Op != "" {
 		t, err := s.TryForm(p.Row, k, q)
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/fkc-playground/fkc/contract"
 	"github.com/fkc-playground/fkc/engine"
+	"github.com/fkc-playground/fkc/judge"
 	"github.com/fkc-playground/fkc/kernels"
 	"github.com/fkc-playground/fkc/ops"
 	"github.com/fkc-playground/fkc/registry"
@@ -44,6 +45,8 @@ func (g GPUState) Word() string {
 type Site struct {
 	Eng *engine.Engine
 	GPU GPUState
+	// Reports are the Judge's measurements shown beside the cost formulas.
+	Reports []*judge.Report
 	// Home is the page listing this site's kernels: "" for the catalog of
 	// the built-in contracts, AuthorHome for the document pasted on the
 	// authoring page. It decides where the kernel pages live (KernelHref).

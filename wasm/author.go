@@ -213,19 +213,7 @@ func authorFmt(uiEvent) error {
 	if a == nil || a.Canon == nil {
 		return nil // the button is disabled, with fmt's reason beside it
 	}
-	blob := js.Global().Get("Blob").New([]any{string(a.Canon)}, map[string]any{"type": "text/markdown;charset=utf-8"})
-	u := js.Global().Get("URL").Call("createObjectURL", blob)
-	link := doc.Call("createElement", "a")
-	link.Set("href", u)
-	link.Set("download", a.File)
-	link.Set("hidden", true)
-	doc.Get("body").Call("append", link)
-	link.Call("click")
-	link.Call("remove")
-	go func() {
-		time.Sleep(time.Minute) // the download has long started
-		js.Global().Get("URL").Call("revokeObjectURL", u)
-	}()
+	download(a.File, "text/markdown;charset=utf-8", a.Canon)
 	setText("author-status", "downloaded "+a.File+" as fkc fmt writes it")
 	return nil
 }
@@ -307,6 +295,24 @@ func store(name, text string) (note string) {
 		return " (Kept in this tab only: localStorage refused it — " + err.Error() + ".)"
 	}
 	return ""
+}
+
+// download hands the browser a file to save: a Blob behind a temporary
+// <a download>, clicked from this click's handler.
+func download(name, mime string, data []byte) {
+	blob := js.Global().Get("Blob").New([]any{string(data)}, map[string]any{"type": mime})
+	u := js.Global().Get("URL").Call("createObjectURL", blob)
+	link := doc.Call("createElement", "a")
+	link.Set("href", u)
+	link.Set("download", name)
+	link.Set("hidden", true)
+	doc.Get("body").Call("append", link)
+	link.Call("click")
+	link.Call("remove")
+	go func() {
+		time.Sleep(time.Minute) // the download has long started
+		js.Global().Get("URL").Call("revokeObjectURL", u)
+	}()
 }
 
 // await waits for a Promise (from a goroutine, never a JS callback).

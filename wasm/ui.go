@@ -130,6 +130,7 @@ func kernelRoute(rest string, q url.Values) (string, string, func(), error) {
 func showKernel(site func() *playground.Site, id string, q url.Values) (string, string, func(), error) {
 	app.page.site = site
 	s := app.pageSite()
+	s.Reports = judgeReports()
 	p, err := s.KernelPage(id, q)
 	if err != nil {
 		home := s.HomeLink()
