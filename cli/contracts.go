@@ -128,14 +128,22 @@ func sortDiags(ds []contract.Diagnostic) {
 // the embedded ones. Exit status: 0, or 1 when a document has errors (they
 // are printed to stderr; `fkc lint` explains them), 2 on usage errors.
 func Contracts(args []string, stdout, stderr io.Writer, links LinkFunc) int {
+	report, args, err := judgeArg(args)
+	if err != nil {
+		return fail(stderr, err)
+	}
 	flags, paths, err := cmdArgs("contracts", args, "json", "h", "help")
 	if err != nil {
-		fmt.Fprintf(stderr, "fkc %v\nusage: fkc contracts [--json] [FILE|DIR ...]\n", err)
+		fmt.Fprintf(stderr, "fkc %v\nusage: fkc contracts [--json] [--judge report.json] [FILE|DIR ...]\n", err)
 		return 2
 	}
 	if flags["h"] || flags["help"] {
-		fmt.Fprintln(stdout, "usage: fkc contracts [--json] [FILE|DIR ...]  (no operands: the embedded contracts)")
+		fmt.Fprintln(stdout, "usage: fkc contracts [--json] [--judge report.json] [FILE|DIR ...]  (no operands: the embedded contracts;\n  --judge: beside each kernel's cost formulas, what a fkc judge report measured)")
 		return 0
+	}
+	m, err := loadMeasured(report)
+	if err != nil {
+		return fail(stderr, err)
 	}
 	docs, diags, err := loadPaths("contracts", paths, stderr)
 	if err != nil {
@@ -151,7 +159,7 @@ func Contracts(args []string, stdout, stderr io.Writer, links LinkFunc) int {
 		}
 	}
 	if flags["json"] {
-		out := contractsJSON(docs, reg, links, append(append([]contract.Diagnostic{}, diags...), reg.Diags...))
+		out := contractsJSON(docs, reg, links, append(append([]contract.Diagnostic{}, diags...), reg.Diags...), m)
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
@@ -161,7 +169,7 @@ func Contracts(args []string, stdout, stderr io.Writer, links LinkFunc) int {
 		}
 		return status
 	}
-	contractsText(stdout, docs, reg, links)
+	contractsText(stdout, docs, reg, links, m)
 	return status
 }
 
@@ -178,7 +186,7 @@ func dtypeList(b *registry.Binding) string {
 	return ins + "→" + strings.Join(names, ",")
 }
 
-func contractsText(w io.Writer, docs []*contract.Document, reg *registry.Registry, links LinkFunc) {
+func contractsText(w io.Writer, docs []*contract.Document, reg *registry.Registry, links LinkFunc, m *measured) {
 	nk, nreg := 0, 0
 	for _, d := range docs {
 		rebuilt := ""
@@ -210,6 +218,7 @@ func contractsText(w io.Writer, docs []*contract.Document, reg *registry.Registr
 			}
 			fmt.Fprintf(w, "  %-28s %-12s %-8s %-22s %s\n      %s:%d  entry_point %s — %s\n",
 				k.Name, k.OpKind, k.Backend, k.Determinism, bs, d.File, k.Line, k.EntryPoint, link)
+			m.text(w, d.Provider.Name, k)
 		}
 	}
 	dups := 0
@@ -241,6 +250,8 @@ type jsonKernel struct {
 	Formulas []contract.KV `json:"formulas"`
 	Bindings []jsonBinding `json:"bindings"`
 	Link     jsonLink      `json:"link"`
+	// Measured: with --judge, what the report measured for this kernel.
+	Measured []jsonMeasured `json:"measured,omitempty"`
 }
 
 type jsonDoc struct {
@@ -258,10 +269,11 @@ type jsonOut struct {
 	Kernels     []jsonKernel          `json:"kernels"`
 	Summary     map[string]int        `json:"summary"`
 	Diagnostics []contract.Diagnostic `json:"diagnostics"`
+	Judge       *jsonJudge            `json:"judge,omitempty"`
 }
 
-func contractsJSON(docs []*contract.Document, reg *registry.Registry, links LinkFunc, diags []contract.Diagnostic) jsonOut {
-	out := jsonOut{Kernels: []jsonKernel{}, Diagnostics: diags}
+func contractsJSON(docs []*contract.Document, reg *registry.Registry, links LinkFunc, diags []contract.Diagnostic, m *measured) jsonOut {
+	out := jsonOut{Kernels: []jsonKernel{}, Diagnostics: diags, Judge: m.header()}
 	if out.Diagnostics == nil {
 		out.Diagnostics = []contract.Diagnostic{}
 	}
@@ -288,6 +300,7 @@ func contractsJSON(docs []*contract.Document, reg *registry.Registry, links Link
 					jk.Bindings = append(jk.Bindings, jb)
 				}
 			}
+			jk.Measured = m.json(d.Provider.Name, k)
 			out.Kernels = append(out.Kernels, jk)
 		}
 	}

@@ -33,13 +33,15 @@ type GPU struct {
 
 const usage = `usage: fkc COMMAND [ARGS]
 
-  fkc contracts [--json] [FILE|DIR ...]     providers, kernels, bindings, link status
+  fkc contracts [--json] [--judge report.json] [FILE|DIR ...]
+                                            providers, kernels, bindings, link status (--judge: measured costs)
   fkc lint FILE...                          diagnostics file:line: msg; exit 1 on errors
   fkc fmt [-w] FILE...                      canonical indentation
   fkc devices                               GPU adapters found (Vulkan)
   fkc run OP [--backend cpu|vulkan] [--kernel PROVIDER/NAME] [--dtype bf16] -i NAME=FILE.npy ... -o OUT.npy [flags]
   fkc verify [--backend cpu|vulkan] [--seed N] [--cases N]
   fkc bench  [--backend cpu|vulkan] [--json] [--op PREFIX] [--reps N]
+  fkc judge  [--backend cpu|vulkan] [--kernel PROVIDER/NAME]... [--dtype D] [--budget 60s] [--clock auto|wall] [--json] [-o report.json]
 
 Run 'fkc run --help' for the ops and their flags.
 `
@@ -71,6 +73,8 @@ func Main(args []string, stdout, stderr io.Writer, cfg Config) int {
 		return verifyCmd(rest, stdout, stderr, cfg)
 	case "bench":
 		return benchCmd(rest, stdout, stderr, cfg)
+	case "judge":
+		return judgeCmd(rest, stdout, stderr, cfg)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

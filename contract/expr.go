@@ -109,15 +109,6 @@ func (e *Expr) Symbols() []string {
 	return out
 }
 
-// EvalFormula parses and evaluates s in one step.
-func EvalFormula(s string, env map[string]float64) (float64, error) {
-	e, err := ParseExpr(s)
-	if err != nil {
-		return 0, err
-	}
-	return e.Eval(env)
-}
-
 // Formulas lists a kernel's non-empty cost formulas in CostFields order,
 // keyed by their dotted path (cost.bytes_moved, cost.flops, …,
 // cost.memory.device_bytes, …).

@@ -20,6 +20,23 @@ import (
 //go:embed seeds/*.md all:project
 var FS embed.FS
 
+// JudgeFS holds the Judge's reports shipped with the app (judge/*.json:
+// `fkc judge -o` on the machines named in their file names).
+//
+//go:embed judge/*.json
+var JudgeFS embed.FS
+
+// JudgeReports lists the shipped reports by file name.
+func JudgeReports() []string {
+	ents, _ := fs.ReadDir(JudgeFS, "judge")
+	var out []string
+	for _, e := range ents {
+		out = append(out, e.Name())
+	}
+	sort.Strings(out)
+	return out
+}
+
 // Dir is the repository path of this package; documents are reported as
 // "contracts/seeds/NAME.md" so diagnostics point at the real files.
 const Dir = "contracts"
@@ -48,8 +65,8 @@ func Files() []string {
 // LoadAll parses every embedded document: the seeds and the project's own.
 func LoadAll() ([]*contract.Document, []contract.Diagnostic) { return load(Files()) }
 
-// LoadSeeds parses only the four seed documents.
-func LoadSeeds() ([]*contract.Document, []contract.Diagnostic) {
+// loadSeeds parses only the four seed documents.
+func loadSeeds() ([]*contract.Document, []contract.Diagnostic) {
 	var seeds []string
 	for _, f := range Files() {
 		if strings.HasPrefix(f, "seeds/") {

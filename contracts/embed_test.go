@@ -9,7 +9,7 @@ import (
 )
 
 func TestLoad(t *testing.T) {
-	docs, diags := LoadSeeds()
+	docs, diags := loadSeeds()
 	n := 0
 	for _, d := range docs {
 		n += len(d.Kernels)

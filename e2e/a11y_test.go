@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"os"
 	"strings"
 	"testing"
@@ -43,29 +44,37 @@ func TestAccessibility(t *testing.T) {
 		{"learn padding", "#/learn/padding", `document.querySelector(".mode .cell")`},
 		{"your contract", "#/author", `document.querySelector("main h1")`},
 		{"scripting API", "#/api", `document.querySelector("main h1")`},
+		{"the Judge", "#/judge", `document.querySelector(".judge-table")`},
 	} {
 		open(t, ctx, page.hash)
 		waitFor(t, ctx, page.ready)
-		eval[bool](t, ctx, src+"\n;true")
-		vs := eval[[]axeViolation](t, ctx, `axe.run(document, {runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]}}).then(r => r.violations)`)
-		for _, v := range vs {
-			where := []string{}
-			for i, n := range v.Nodes {
-				if i == 3 {
-					where = append(where, "…")
-					break
-				}
-				where = append(where, strings.Join(n.Target, " ")+" "+short(n.HTML))
-			}
-			msg := page.name + ": " + v.Impact + " " + v.ID + " (" + v.Help + ") at " + strings.Join(where, "; ")
-			if v.Impact == "serious" || v.Impact == "critical" {
-				t.Error(msg)
-			} else {
-				t.Log(msg)
-			}
-		}
-		t.Logf("%s: %d axe findings", page.name, len(vs))
+		checkAxe(t, ctx, src, page.name)
 	}
+}
+
+// checkAxe runs axe-core (src) on the page in ctx: a serious or critical
+// violation fails the test, lesser ones are logged.
+func checkAxe(t *testing.T, ctx context.Context, src, name string) {
+	t.Helper()
+	eval[bool](t, ctx, src+"\n;true")
+	vs := eval[[]axeViolation](t, ctx, `axe.run(document, {runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]}}).then(r => r.violations)`)
+	for _, v := range vs {
+		where := []string{}
+		for i, n := range v.Nodes {
+			if i == 3 {
+				where = append(where, "…")
+				break
+			}
+			where = append(where, strings.Join(n.Target, " ")+" "+short(n.HTML))
+		}
+		msg := name + ": " + v.Impact + " " + v.ID + " (" + v.Help + ") at " + strings.Join(where, "; ")
+		if v.Impact == "serious" || v.Impact == "critical" {
+			t.Error(msg)
+		} else {
+			t.Log(msg)
+		}
+	}
+	t.Logf("%s: %d axe findings", name, len(vs))
 }
 
 // The grids work from the keyboard: one tab stop per grid, arrow keys move

@@ -45,47 +45,8 @@ func (m Mode) String() string {
 	return fmt.Sprintf("mode(%d)", int(m))
 }
 
-// ParseMode parses constant|reflect|replicate.
-func ParseMode(s string) (Mode, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "constant", "const":
-		return Constant, nil
-	case "reflect":
-		return Reflect, nil
-	case "replicate", "edge":
-		return Replicate, nil
-	}
-	return 0, fmt.Errorf("unknown pad mode %q (want constant, reflect or replicate)", s)
-}
-
 // Pad is one axis's (before, after) padding.
 type Pad struct{ Before, After int }
-
-// ParsePadding parses "B:A,B:A,…" in axis order (SPEC §5).
-func ParsePadding(s string) ([]Pad, error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return []Pad{}, nil
-	}
-	var pads []Pad
-	for i, part := range strings.Split(s, ",") {
-		var p Pad
-		if _, err := fmt.Sscanf(strings.TrimSpace(part), "%d:%d", &p.Before, &p.After); err != nil {
-			return nil, fmt.Errorf("padding %q: axis %d entry %q is not B:A", s, i, part)
-		}
-		pads = append(pads, p)
-	}
-	return pads, nil
-}
-
-// FormatPadding is the inverse of ParsePadding.
-func FormatPadding(pads []Pad) string {
-	parts := make([]string, len(pads))
-	for i, p := range pads {
-		parts[i] = fmt.Sprintf("%d:%d", p.Before, p.After)
-	}
-	return strings.Join(parts, ",")
-}
 
 // PadOutShape validates a forward pad and returns the output shape
 // (out_shape[i] = in_shape[i] + before + after). It enforces every

@@ -36,6 +36,10 @@ var indexSelectOp = &Op{
 		dim := rng.Intn(len(s))
 		return IndexSelect(RandTensor(rng, dt, s), RandIndices(rng, []int{rng.Intn(8)}, s[dim]), dim)
 	},
+	Sized: func(rng *rand.Rand, _ kernels.Form, dt tensor.DType, n int) *kernels.Call {
+		r, c := grid(n, 1) // as many rows picked as data has
+		return IndexSelect(TiledTensor(rng, dt, []int{r, c}), TiledIndices(rng, []int{r}, r), 0)
+	},
 	Example: func(_ kernels.Form, dt tensor.DType) (*kernels.Call, []Gen) {
 		return IndexSelect(nil, nil, 0), []Gen{arangeGen("4,5", dt), valuesGen("3", tensor.U32, "2 0 2")}
 	},
@@ -83,6 +87,10 @@ var gatherOp = &Op{
 		s := randShape(rng, 1, min(maxRank, 3), 1, 6)
 		dim := rng.Intn(len(s))
 		return Gather(RandTensor(rng, dt, s), RandIndices(rng, smallerShape(rng, s, dim), s[dim]), dim)
+	},
+	Sized: func(rng *rand.Rand, _ kernels.Form, dt tensor.DType, n int) *kernels.Call {
+		r, c := grid(n, 1)
+		return Gather(TiledTensor(rng, dt, []int{r, c}), TiledIndices(rng, []int{r, c}, c), 1)
 	},
 	Example: func(_ kernels.Form, dt tensor.DType) (*kernels.Call, []Gen) {
 		return Gather(nil, nil, 1), []Gen{arangeGen("4,5", dt), {Shape: "4,3", DType: "U32", Kind: "random", Seed: 2, Lo: 0, Hi: 4}}
@@ -133,6 +141,16 @@ func addOp(name, summary, explain string, shape func(base, indices, src *tensor.
 			dim := rng.Intn(len(s))
 			is, ss := random(rng, s, dim)
 			return AddCall(name, RandTensor(rng, dt, s), RandIndices(rng, is, s[dim]), RandTensor(rng, dt, ss), dim)
+		},
+		Sized: func(rng *rand.Rand, _ kernels.Form, dt tensor.DType, n int) *kernels.Call {
+			// index_add: every row of src added along dim 0; scatter_add:
+			// every element of src scattered along dim 1.
+			r, c := grid(n, 1)
+			s, dim, idx, bound := []int{r, c}, 1, []int{r, c}, c
+			if slices {
+				dim, idx, bound = 0, []int{r}, r
+			}
+			return AddCall(name, TiledTensor(rng, dt, s), TiledIndices(rng, idx, bound), TiledTensor(rng, dt, s), dim)
 		},
 		Example: func(_ kernels.Form, dt tensor.DType) (*kernels.Call, []Gen) { return example(dt) },
 		Trace:   func(_ Runner, c *kernels.Call) (*Trace, error) { return traceAdd(c, slices) },
@@ -190,6 +208,10 @@ var embeddingOp = &Op{
 		v, d := 1+rng.Intn(9), 1+rng.Intn(9)
 		return Embedding(RandTensor(rng, dt, []int{v, d}), RandIndices(rng, []int{rng.Intn(9)}, v))
 	},
+	Sized: func(rng *rand.Rand, _ kernels.Form, dt tensor.DType, n int) *kernels.Call {
+		v, d := grid(n, 1) // as many ids as the table has rows
+		return Embedding(TiledTensor(rng, dt, []int{v, d}), TiledIndices(rng, []int{v}, v))
+	},
 	Example: func(_ kernels.Form, dt tensor.DType) (*kernels.Call, []Gen) {
 		return Embedding(nil, nil), []Gen{arangeGen("6,4", dt), valuesGen("3", tensor.U32, "4 1 4")}
 	},
@@ -212,6 +234,7 @@ var embeddingOp = &Op{
 	Symbols: func(c *kernels.Call, out []int, s map[string]float64) {
 		s["n"] = float64(tensor.NumElems(out))
 		tb, ids := c.In("table"), c.In("ids")
+		s["data_n"] = float64(tb.NumElems()) // embedding is index_select on the table: its formulas say data_n
 		s["ids_len"] = float64(ids.NumElems())
 		s["m"] = s["ids_len"]
 		if len(tb.Shape) == 2 {

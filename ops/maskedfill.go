@@ -38,6 +38,10 @@ var maskedFillOp = &Op{
 		s := randShape(rng, 0, min(maxRank, 3), 1, 9)
 		return MaskedFill(RandTensor(rng, dt, s), RandTensor(rng, tensor.BOOL, s), randFill(rng, dt))
 	},
+	Sized: func(rng *rand.Rand, _ kernels.Form, dt tensor.DType, n int) *kernels.Call {
+		s := []int{max(1, n)}
+		return MaskedFill(TiledTensor(rng, dt, s), TiledTensor(rng, tensor.BOOL, s), randFill(rng, dt))
+	},
 	Example: func(_ kernels.Form, dt tensor.DType) (*kernels.Call, []Gen) {
 		c := &kernels.Call{Op: "masked_fill", Params: kernels.Params{Fill: tensor.IntScalar(-1), Dim: -1}}
 		if dt == tensor.BOOL || dt == tensor.U8 || dt == tensor.U32 {

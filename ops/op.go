@@ -53,6 +53,13 @@ type Op struct {
 	// Random builds a valid random call of one form on dtype dt, of rank
 	// at most maxRank (fkc verify, the registry walks).
 	Random func(rng *rand.Rand, f kernels.Form, dt tensor.DType, maxRank int) *kernels.Call
+	// Sized builds a valid call of form f on dtype dt whose first operand
+	// has about n elements (never fewer than the op needs), in the standard
+	// benchmark layout: a [r, c] matrix near square, reduced or indexed
+	// along its contiguous axis where the op takes a dim. Its inputs are
+	// filled fast (a random block, tiled), so the Judge's sweeps can build
+	// calls of hundreds of megabytes.
+	Sized func(rng *rand.Rand, f kernels.Form, dt tensor.DType, n int) *kernels.Call
 	// Example is the small, readable Try-it case a kernel page opens with:
 	// shapes that fit on screen, values easy to follow, params that satisfy
 	// the contract; one generator per operand (DefaultCase wraps it).

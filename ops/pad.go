@@ -54,6 +54,10 @@ var padOp = &Op{
 		}
 		return c
 	},
+	Sized: func(rng *rand.Rand, f kernels.Form, dt tensor.DType, n int) *kernels.Call {
+		r, c := grid(n, 2)
+		return Pad(TiledTensor(rng, dt, []int{r, c}), f.Mode(), sizedPads(r, c)...)
+	},
 	Example: func(f kernels.Form, dt tensor.DType) (*kernels.Call, []Gen) {
 		c := &kernels.Call{Op: "pad", Params: kernels.Params{Mode: f.Mode(), Padding: pads2x2, Dim: -1}}
 		return c, []Gen{arangeGen("4,5", dt)}
@@ -96,6 +100,11 @@ var padBackwardOp = &Op{
 		c.Inputs = map[string]*tensor.Tensor{"grad_out": RandTensor(rng, dt, out)}
 		return c
 	},
+	Sized: func(rng *rand.Rand, f kernels.Form, dt tensor.DType, n int) *kernels.Call {
+		r, c := grid(n, 2) // grad_in; grad_out is it padded
+		pads := sizedPads(r, c)
+		return PadBackward(TiledTensor(rng, dt, []int{r + 2*pads[0].Before, c + 2*pads[1].Before}), f.Mode(), pads...)
+	},
 	Example: func(f kernels.Form, dt tensor.DType) (*kernels.Call, []Gen) {
 		// grad_out of ones: grad_in then shows how many outputs fold into each input.
 		c := &kernels.Call{Op: "pad_backward", Params: kernels.Params{Mode: f.Mode(), Padding: pads2x2, Dim: -1}}
@@ -116,6 +125,13 @@ var padBackwardOp = &Op{
 }
 
 var pads2x2 = []kernels.Pad{{Before: 2, After: 2}, {Before: 2, After: 2}}
+
+// sizedPads pads both axes of an [r, c] input by 2 on each side, or by as
+// much as reflect allows (n−1) on an axis shorter than 3.
+func sizedPads(r, c int) []kernels.Pad {
+	p := func(n int) kernels.Pad { return kernels.Pad{Before: min(2, n-1), After: min(2, n-1)} }
+	return []kernels.Pad{p(r), p(c)}
+}
 
 // padFill is the constant mode's fill in x's dtype (nil for the other modes).
 func padFill(c *kernels.Call) ([]byte, error) {

@@ -86,3 +86,40 @@ func randomGen(shape string, dt tensor.DType, lo, hi float64) Gen {
 func valuesGen(shape string, dt tensor.DType, values string) Gen {
 	return Gen{Shape: shape, DType: dt.String(), Kind: "values", Values: values}
 }
+
+// tileBlock is how many elements of a Sized input are drawn at random; the
+// rest repeats them, so filling costs a memmove, not a draw per element.
+const tileBlock = 4096
+
+// TiledTensor is RandTensor's values for the first few thousand elements,
+// repeated to fill shape: values as RandTensor gives, built at memmove speed.
+func TiledTensor(rng *rand.Rand, dt tensor.DType, shape []int) *tensor.Tensor {
+	t := tensor.New(dt, shape)
+	k := min(t.NumElems(), tileBlock)
+	copy(t.Data, RandTensor(rng, dt, []int{k}).Data)
+	tile(t.Data, k*dt.Size())
+	return t
+}
+
+// TiledIndices is RandIndices's values in [0, bound) for the first few
+// thousand elements, repeated to fill shape.
+func TiledIndices(rng *rand.Rand, shape []int, bound int) *tensor.Tensor {
+	t := tensor.New(tensor.U32, shape)
+	k := min(t.NumElems(), tileBlock)
+	copy(t.Data, RandIndices(rng, []int{k}, bound).Data)
+	tile(t.Data, 4*k)
+	return t
+}
+
+// tile repeats b[:k] over all of b, doubling the copied stretch each time.
+func tile(b []byte, k int) {
+	for n := k; n > 0 && n < len(b); n *= 2 {
+		copy(b[n:], b[:n])
+	}
+}
+
+// grid is a near-square [r, c] with about n elements, both at least lo.
+func grid(n, lo int) (r, c int) {
+	c = max(lo, int(math.Round(math.Sqrt(float64(n)))))
+	return max(lo, n/c), c
+}

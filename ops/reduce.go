@@ -67,6 +67,13 @@ func foldOp(name, summary, explain string, all reduceImpl, dimRef reduceDimImpl,
 			}
 			return reduction(name, x, dim)
 		},
+		Sized: func(rng *rand.Rand, f kernels.Form, dt tensor.DType, n int) *kernels.Call {
+			if f == kernels.FormAll {
+				return reduction(name, TiledTensor(rng, dt, []int{max(1, n)}), All)
+			}
+			r, c := grid(n, 1)
+			return reduction(name, TiledTensor(rng, dt, []int{r, c}), 1)
+		},
 		Example: func(f kernels.Form, dt tensor.DType) (*kernels.Call, []Gen) {
 			dim := 1
 			if f == kernels.FormAll {
@@ -126,6 +133,10 @@ func argOp(name, summary string, p pick, ref reduceDimImpl) *Op {
 			Specials(rng, x)
 			return reduction(name, x, rng.Intn(len(s)))
 		},
+		Sized: func(rng *rand.Rand, _ kernels.Form, dt tensor.DType, n int) *kernels.Call {
+			r, c := grid(n, 1)
+			return reduction(name, TiledTensor(rng, dt, []int{r, c}), 1)
+		},
 		Example: func(_ kernels.Form, dt tensor.DType) (*kernels.Call, []Gen) {
 			return reduction(name, nil, 1), []Gen{randomGen("3,5", dt, -9, 9)}
 		},
@@ -174,6 +185,10 @@ func toOp(name, summary string, impl func(*tensor.Tensor, []int) (*tensor.Tensor
 			s, tgt := randTarget(rng, maxRank)
 			return ReduceTo(name, RandTensor(rng, dt, s), tgt)
 		},
+		Sized: func(rng *rand.Rand, _ kernels.Form, dt tensor.DType, n int) *kernels.Call {
+			r, c := grid(n, 1)
+			return ReduceTo(name, TiledTensor(rng, dt, []int{r, c}), []int{1, c})
+		},
 		Example: func(_ kernels.Form, dt tensor.DType) (*kernels.Call, []Gen) {
 			return ReduceTo(name, nil, []int{1, 5}), []Gen{randomGen("3,5", dt, -9, 9)}
 		},
@@ -214,6 +229,11 @@ var reduceMaxToBackwardOp = &Op{
 			x.Set(i, float64(rng.Intn(3))) // few distinct values, so that ties (fair-share splits) occur
 		}
 		return ReduceMaxToBackward(x, RandTensor(rng, dt, tgt), tgt)
+	},
+	Sized: func(rng *rand.Rand, _ kernels.Form, dt tensor.DType, n int) *kernels.Call {
+		r, c := grid(n, 1)
+		tgt := []int{1, c}
+		return ReduceMaxToBackward(TiledTensor(rng, dt, []int{r, c}), TiledTensor(rng, dt, tgt), tgt)
 	},
 	Example: func(_ kernels.Form, dt tensor.DType) (*kernels.Call, []Gen) {
 		c := ReduceMaxToBackward(nil, nil, []int{1, 5})

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fkc-playground/fkc/contracts"
 	"github.com/fkc-playground/fkc/engine"
 )
 
@@ -30,7 +31,11 @@ func site(t *testing.T) *Site {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Site{Eng: e, GPU: GPUState{Done: true, Reason: "no WebGPU in a native test"}}
+	reports, err := BundledReports()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Site{Eng: e, GPU: GPUState{Done: true, Reason: "no WebGPU in a native test"}, Reports: reports}
 }
 
 // golden compares a rendered page with testdata/NAME.html (rewritten with
@@ -80,6 +85,16 @@ func TestGoldenPages(t *testing.T) {
 		return Render("catalog", s.CatalogPage(ParseFilter(url.Values{"op": {"pad"}, "reg": {"1"}})))
 	})
 	golden(t, "api", func() (string, error) { return Render("api", APIPage(1<<27, 256<<20)) })
+	golden(t, "judge", func() (string, error) {
+		reports, _ := BundledReports()
+		p := NewJudgePage(reports[0], nil, "")
+		p.Bundled, p.Shown = contracts.JudgeReports(), contracts.JudgeReports()[0]
+		return Render("judge", p)
+	})
+	golden(t, "judge-compare", func() (string, error) {
+		reports, _ := BundledReports()
+		return Render("judge-results", NewJudgePage(reports[0], reports[0], "fuel-reference-backend/gather[F32,U32] gather"))
+	})
 	golden(t, "learn-padding", func() (string, error) { return Render("padding", s.PaddingPage(DefaultPadding)) })
 	golden(t, "learn-padding-reflect-too-wide", func() (string, error) {
 		q := url.Values{"n": {"4"}, "b": {"4"}, "a": {"1"}, "rows": {"2"}, "cols": {"3"}, "rb": {"2"}, "ra": {"0"}, "cb": {"1"}, "ca": {"1"}}
@@ -137,6 +152,45 @@ func TestGoldenRuns(t *testing.T) {
 	golden(t, "run-argmax", run("fuel-reference-backend/argmax_dim", ""))
 	golden(t, "run-index-add", run("fuel-reference-backend/index_add", ""))
 	golden(t, "run-violation", run("fuel-cpu-backend/pad", "flags=--mode reflect --padding 4:4,0:0&x=4,5|F32|arange"))
+}
+
+// The authoring page: a valid seed (flattened: the RebuiltNesting info), the
+// same seed with one broken line (its finding beside that line), a kernel
+// page and a run over the pasted document.
+func TestGoldenAuthor(t *testing.T) {
+	src, err := contracts.FS.ReadFile("seeds/fuel-cpu-backend.fkc.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	authored := func(file string, src []byte) (*Authored, *Site) {
+		a := Author(file, src)
+		return a, &Site{Eng: engine.NewWith(a.Reg, engine.Limits{}), GPU: GPUState{Done: true, Reason: "no WebGPU in a native test"}, Home: AuthorHome}
+	}
+	a, s := authored("fuel-cpu-backend.fkc.md", src)
+	golden(t, "author-seed", func() (string, error) { return Render("author", s.AuthorPage(a)) })
+	golden(t, "author-kernel", func() (string, error) {
+		p, err := s.KernelPage("fuel-cpu-backend/pad", nil)
+		if err != nil {
+			return "", err
+		}
+		return Render("kernel", p)
+	})
+	golden(t, "author-run", func() (string, error) {
+		p, err := s.KernelPage("fuel-cpu-backend/pad", nil)
+		if err != nil {
+			return "", err
+		}
+		return Render("results", s.Try(p.Row, p.Try.Case, []string{"cpu"}, fixedClock{}, noLock))
+	})
+
+	const line = 76 // dtypes: [U8, U32, BF16, F16, F32, F64]
+	lines := strings.Split(string(src), "\n")
+	lines[line-1] = strings.Replace(lines[line-1], "F64]", "F99]", 1)
+	b, sb := authored("broken.fkc.md", []byte(strings.Join(lines, "\n")))
+	if r := sb.AuthorResult(b); r.Errors != 1 || len(r.Lines[line-1].Findings) != 1 || !strings.Contains(r.Lines[line-1].Findings[0].Msg, `unknown dtype "F99"`) {
+		t.Errorf("the broken line %d shows %+v (%d errors in the document)", line, r.Lines[line-1], r.Errors)
+	}
+	golden(t, "author-broken", func() (string, error) { return Render("author-result", sb.AuthorResult(b)) })
 }
 
 // web/static/index.html carries the catalog as the app draws it at

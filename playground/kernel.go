@@ -5,7 +5,6 @@ import (
 	"html/template"
 	"net/url"
 	"regexp"
-	"sort"
 	"strings"
 
 	"github.com/fkc-playground/fkc/contract"
@@ -16,6 +15,7 @@ import (
 
 // KernelPage is one kernel as interactive documentation.
 type KernelPage struct {
+	Home      KV // the breadcrumb's first step: the page listing the kernel (title, address)
 	Row       KernelRow
 	K         *contract.Kernel
 	Doc       *contract.Document
@@ -29,14 +29,9 @@ type KernelPage struct {
 	Caps      []KV
 	Try       *TryForm // nil: no `fkc run` op exercises the kernel
 	GPU       GPUState
-	Measured  *Measured // the Judge's figures, when a report covers this kernel
-}
-
-// Measured is a kernel's cost as the Judge measured it on one device.
-type Measured struct {
-	Device, Date             string
-	OverheadNs, GBps, OfCeil float64
-	FitError                 string
+	// Measured is what the Judge's reports (shipped, or made in this tab)
+	// measured of this kernel.
+	Measured []Measured
 }
 
 // BindingView is one registry binding of the kernel.
@@ -74,7 +69,7 @@ func (s *Site) KernelPage(id string, q url.Values) (*KernelPage, error) {
 		return nil, fmt.Errorf("no kernel %q in the loaded contracts", id)
 	}
 	k, d := ref.Kernel, ref.Doc
-	p := &KernelPage{K: k, Doc: d, GPU: s.GPU, Lint: s.findings(&id)}
+	p := &KernelPage{K: k, Doc: d, GPU: s.GPU, Lint: s.findings(&id), Home: s.HomeLink()}
 	p.Row = s.row(ref, map[string]int{id: len(p.Lint)})
 	p.ProseHTML = template.HTML(Markdown(k.Prose))
 	p.Dispatch = template.HTML(inlineCode.ReplaceAllString(template.HTMLEscapeString(s.Eng.DispatchNote(k, d.Provider.Name)), "<code>$1</code>"))
@@ -122,6 +117,7 @@ func (s *Site) KernelPage(id string, q url.Values) (*KernelPage, error) {
 		{Key: "alignment", Value: fmt.Sprintf("%d B", c.AlignmentBytes)}, {Key: "access granularity", Value: fmt.Sprintf("%d bits", c.AccessGranularityBits)},
 		{Key: "fast paths", Value: strings.Join(fps, "; ")}, {Key: "backend / source", Value: k.Backend + " · " + k.KernelSource},
 		{Key: "entry point", Value: k.EntryPoint, Code: true}}
+	p.Measured = MeasuredFor(id, s.Reports)
 	if p.Row.Op != "" {
 		t, err := s.TryForm(p.Row, k, q)
 		if err != nil {
@@ -137,16 +133,6 @@ func yesNo(b bool) string {
 		return "yes"
 	}
 	return "no"
-}
-
-// Comments lists a kernel's YAML comments, sorted by key.
-func Comments(k *contract.Kernel) []KV {
-	var out []KV
-	for key, text := range k.Comments {
-		out = append(out, KV{Key: key, Value: text})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
-	return out
 }
 
 // DTypeClass is a dtype chip's colour class.

@@ -47,6 +47,7 @@ type RunResult struct {
 	Reps                   int
 	Ms, ResolutionUs       float64
 	Kernel, KernelID       string
+	Href                   string // the serving kernel's page
 	Provider, Contract     string
 	BytesMoved, GBps       float64
 	Costs                  []CostValue // the serving kernel's
@@ -216,6 +217,7 @@ func (s *Site) runOne(pageID, backendName string, call *kernels.Call, clock Cloc
 	r.ResolutionUs = float64(clock.Resolution().Nanoseconds()) / 1e3
 	r.Kernel, r.Provider, r.Contract = res.Kernel, res.Provider, res.Backend
 	r.KernelID = res.Provider + "/" + res.Kernel
+	r.Href = s.KernelHref(res.Provider, res.Kernel)
 	r.Out = res.Out
 	syms := engine.CostSymbols(res)
 	r.Costs = EvalCosts(res.Binding.Kernel.Cost, syms)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/fkc-playground/fkc/contract"
 	"github.com/fkc-playground/fkc/engine"
+	"github.com/fkc-playground/fkc/judge"
 	"github.com/fkc-playground/fkc/kernels"
 	"github.com/fkc-playground/fkc/ops"
 	"github.com/fkc-playground/fkc/registry"
@@ -44,11 +45,53 @@ func (g GPUState) Word() string {
 type Site struct {
 	Eng *engine.Engine
 	GPU GPUState
+	// Reports are the Judge's measurements shown beside the cost formulas.
+	Reports []*judge.Report
+	// Home is the page listing this site's kernels: "" for the catalog of
+	// the built-in contracts, AuthorHome for the document pasted on the
+	// authoring page. It decides where the kernel pages live (KernelHref).
+	Home string
+}
+
+// KernelHref is the address of a kernel's page: #/k/PROVIDER%2fNAME for
+// the built-in contracts, AuthorHome/k/NAME for the pasted document (one
+// document, one provider). The name is escaped as html/template escapes a
+// URL fragment, so a link reads the same whether Go or a template wrote it.
+func (s *Site) KernelHref(provider, name string) string {
+	if s.Home == "" {
+		return "#/k/" + fragEscape(provider+"/"+name)
+	}
+	return s.Home + "/k/" + fragEscape(name)
+}
+
+// HomeLink is the page listing the site's kernels: its title (Key) and
+// address (Value).
+func (s *Site) HomeLink() KV {
+	if s.Home == AuthorHome {
+		return KV{Key: "Your contract", Value: AuthorHome}
+	}
+	return KV{Key: "Catalog", Value: "#/"}
+}
+
+// fragEscape percent-escapes every byte but RFC 3986's unreserved ones,
+// in lower-case hex (html/template's way).
+func fragEscape(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~", c) >= 0 {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02x", c)
+		}
+	}
+	return b.String()
 }
 
 // KernelRow is one kernel of the catalog.
 type KernelRow struct {
 	ID          string   `json:"id"` // provider/kernel: names repeat across providers
+	Href        string   `json:"-"`  // its page (Site.KernelHref)
 	Name        string   `json:"name"`
 	Provider    string   `json:"provider"`
 	File        string   `json:"file"`
@@ -95,7 +138,7 @@ func (s *Site) row(r registry.KernelRef, lint map[string]int) KernelRow {
 	where, linked := s.Eng.LinkFor(k.EntryPoint)
 	row := KernelRow{ID: engine.KernelID(r.Doc, k), Name: k.Name, Provider: r.Doc.Provider.Name, File: r.Doc.File, Line: k.Line,
 		Backend: k.Backend, OpKind: k.OpKind, Registrable: k.Registrable, Determinism: k.Determinism, Blurb: k.Blurb,
-		EntryPoint: k.EntryPoint, Linked: linked, Where: where, DTypes: []string{}}
+		EntryPoint: k.EntryPoint, Linked: linked, Where: where, DTypes: []string{}, Href: s.KernelHref(r.Doc.Provider.Name, k.Name)}
 	if len(k.Inputs) > 0 {
 		row.DTypes = k.Inputs[0].DTypeNames
 	}

@@ -46,6 +46,7 @@ func openGPU() {
 		}
 		app.mu.Lock()
 		app.eng.Attach(o.dev)
+		app.dev = o.dev
 		app.mu.Unlock()
 		set(true, "")
 	case <-time.After(15 * time.Second):

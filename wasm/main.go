@@ -43,6 +43,7 @@ type state struct {
 	gpuMu   sync.Mutex
 	gpuS    playground.GPUState
 	gpuDone chan struct{}
+	dev     *gpu.Device // the tab's WebGPU device, once open (attached to every engine that runs kernels)
 	page    page
 }
 
@@ -55,6 +56,14 @@ func (s *state) gpu() playground.GPUState {
 }
 
 func (s *state) site() *playground.Site { return &playground.Site{Eng: s.eng, GPU: s.gpu()} }
+
+// pageSite is the Site of the page on screen: whose kernels its Try it runs.
+func (s *state) pageSite() *playground.Site {
+	if s.page.site != nil {
+		return s.page.site()
+	}
+	return s.site()
+}
 
 // lock is playground.Site.Try's way to take the engine.
 func (s *state) lock() func() {

@@ -19,6 +19,7 @@ import (
 // and last run (so a grid can be redrawn on another slice).
 type page struct {
 	path   string
+	site   func() *playground.Site // the kernels it shows and runs (nil: the built-in contracts, app.site)
 	row    playground.KernelRow
 	last   *playground.TryResult
 	slices playground.Slices
@@ -121,9 +122,19 @@ func catalogRoute(q url.Values) (string, string, func(), error) {
 
 func kernelRoute(rest string, q url.Values) (string, string, func(), error) {
 	id, _ := url.PathUnescape(rest)
-	p, err := app.site().KernelPage(id, q)
+	return showKernel(nil, id, q)
+}
+
+// showKernel renders the page of kernel id of a site (nil: the built-in
+// contracts) and, once it is on screen, runs its Try it.
+func showKernel(site func() *playground.Site, id string, q url.Values) (string, string, func(), error) {
+	app.page.site = site
+	s := app.pageSite()
+	s.Reports = judgeReports()
+	p, err := s.KernelPage(id, q)
 	if err != nil {
-		return "", fmt.Sprintf(`<p class="err">fkc: %s</p><a href="#/">← back to the catalog</a>`, htmlEscape(err.Error())), nil, nil
+		home := s.HomeLink()
+		return "", fmt.Sprintf(`<p class="err">fkc: %s</p><a href="%s">← back to %s</a>`, htmlEscape(err.Error()), home.Value, htmlEscape(home.Key)), nil, nil
 	}
 	app.page.row = p.Row
 	html, err := playground.Render("kernel", p)
@@ -193,7 +204,7 @@ func proseEvent(e uiEvent) error {
 	if e.Type != "toggle" || e.Data["done"] != "" {
 		return nil
 	}
-	html, err := app.site().ProviderProse(e.Data["file"])
+	html, err := app.pageSite().ProviderProse(e.Data["file"])
 	if err != nil {
 		html = htmlEscape(err.Error())
 	}
@@ -208,9 +219,9 @@ func proseEvent(e uiEvent) error {
 
 // shareEvent puts the Try-it state in the address bar and the clipboard.
 func shareEvent(uiEvent) error {
-	cs := playground.FromForm(app.page.row, formOf("form.tryform"))
+	cs, row := playground.FromForm(app.page.row, formOf("form.tryform")), app.page.row
 	u := js.Global().Get("location").Get("origin").String() + js.Global().Get("location").Get("pathname").String() +
-		"#/k/" + app.page.row.ID + "?" + playground.ShareQuery(cs, app.page.runs)
+		app.pageSite().KernelHref(row.Provider, row.Name) + "?" + playground.ShareQuery(cs, app.page.runs)
 	replaceURL(u)
 	note := "link in the address bar"
 	if cb := js.Global().Get("navigator").Get("clipboard"); cb.Truthy() {
@@ -270,14 +281,14 @@ func runTry(cs ops.Case, backends []string) {
 		return
 	}
 	app.page.seq++
-	seq, row := app.page.seq, app.page.row
+	seq, row, path, site := app.page.seq, app.page.row, app.page.path, app.pageSite()
 	setHTML("results", `<div class="muted">running…</div>`)
 	for _, b := range jsArray(doc.Call("querySelectorAll", "form.tryform button")) {
 		b.Get("classList").Call("add", "busy")
 	}
-	replaceURL("#/k/" + row.ID + "?" + playground.ShareQuery(cs, backends))
-	r := app.site().Try(row, cs, backends, browserClock{}, app.lock)
-	if seq != app.page.seq || app.page.row.ID != row.ID {
+	replaceURL(site.KernelHref(row.Provider, row.Name) + "?" + playground.ShareQuery(cs, backends))
+	r := site.Try(row, cs, backends, browserClock{}, app.lock)
+	if seq != app.page.seq || app.page.row.ID != row.ID || app.page.path != path {
 		return // the page moved on
 	}
 	for _, b := range jsArray(doc.Call("querySelectorAll", "form.tryform button")) {

@@ -137,6 +137,17 @@
   }
   document.addEventListener("toggle", (e) => { if (e.target.dataset && e.target.dataset.action) forward("toggle", e.target); }, true);
   document.addEventListener("submit", (e) => e.preventDefault());
+  // A file dropped on a [data-drop] element goes to the file input it names
+  // (Go reads it from there, as if chosen).
+  const dropInput = (e) => { const el = e.target.closest && e.target.closest("[data-drop]"); return el && document.getElementById(el.dataset.drop); };
+  document.addEventListener("dragover", (e) => { if (dropInput(e) && e.dataTransfer.types.includes("Files")) e.preventDefault(); });
+  document.addEventListener("drop", (e) => {
+    const input = dropInput(e);
+    if (!input || !e.dataTransfer.files.length) return;
+    e.preventDefault();
+    input.files = e.dataTransfer.files;
+    input.dispatchEvent(new Event("change", { bubbles: true }));
+  });
 
   // ---------- hover and focus: what a cell reads, or is read by ----------
   // Go writes, on every drawn cell, data-from ("x:3 x:4": grid:flat index;

@@ -1,0 +1,162 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"github.com/fkc-playground/fkc/engine"
+	"github.com/fkc-playground/fkc/judge"
+	"github.com/fkc-playground/fkc/kernels"
+	"github.com/fkc-playground/fkc/tensor"
+)
+
+const judgeUsage = "usage: fkc judge [--backend cpu|vulkan] [--kernel PROVIDER/NAME]... [--dtype D] [--budget 60s] [--clock auto|wall] [--json] [-o report.json]"
+
+// kernelList is the repeatable --kernel flag.
+type kernelList []string
+
+func (k *kernelList) String() string { return strings.Join(*k, ",") }
+
+func (k *kernelList) Set(v string) error {
+	if p, n, ok := strings.Cut(v, "/"); !ok || p == "" || n == "" || strings.Contains(n, "/") {
+		return fmt.Errorf("%q is not PROVIDER/NAME", v)
+	}
+	*k = append(*k, v)
+	return nil
+}
+
+// judgeCmd implements `fkc judge`: the measured cost of every linked
+// kernel on this device (package judge). A table on stdout, or the JSON
+// report with --json; -o also writes the report to a file, atomically.
+// On a terminal a progress bar runs on stderr. Interrupted (Ctrl-C), it
+// reports the kernels measured so far and exits 1.
+func judgeCmd(args []string, stdout, stderr io.Writer, cfg Config) int {
+	fs := flag.NewFlagSet("judge", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	backend := fs.String("backend", "cpu", "cpu or vulkan")
+	var ids kernelList
+	fs.Var(&ids, "kernel", "only this kernel, PROVIDER/NAME (repeatable)")
+	dtype := fs.String("dtype", "", "only bindings whose first input has this dtype")
+	budget := fs.Duration("budget", judge.DefaultBudget, "time for the whole sweep")
+	clock := fs.String("clock", "auto", "CPU kernels: auto (the kernel thread's CPU time, where the OS has it) or wall")
+	asJSON := fs.Bool("json", false, "the JSON report on stdout")
+	out := fs.String("o", "", "write the JSON report to this file (atomically)")
+	help := fs.Bool("help", false, "")
+	fs.BoolVar(help, "h", false, "")
+	if err := flags(fs, args); err != nil {
+		return fail(stderr, kernels.Usagef("%v\n%s", err, judgeUsage))
+	}
+	if *help {
+		fmt.Fprintln(stdout, judgeUsage)
+		return 0
+	}
+	if *budget <= 0 {
+		return fail(stderr, kernels.Usagef("judge: --budget %v: want a positive duration such as 60s or 2m", *budget))
+	}
+	if *clock != "auto" && *clock != "wall" {
+		return fail(stderr, kernels.Usagef("judge: --clock %q: want auto or wall", *clock))
+	}
+	opt := judge.Options{Kernels: ids, Budget: *budget, Clock: strings.TrimPrefix(*clock, "auto")}
+	if *dtype != "" {
+		dt, err := tensor.ParseDType(*dtype)
+		if err != nil {
+			return fail(stderr, kernels.Usagef("judge: --dtype: %v", err))
+		}
+		opt.DType = dt
+	}
+	b, err := engine.ParseBackend(*backend)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	eng, closeFn, dev, err := openJudged(b, cfg)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	defer closeFn()
+	opt.Backend, opt.Device = b, dev
+	s, err := judge.New(eng, opt)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	bar := progressBar(stderr)
+	rep := judge.Run(ctx, s, bar)
+	if bar != nil {
+		fmt.Fprint(stderr, "\r\033[K")
+	}
+	if *out != "" {
+		if err := judge.WriteFile(*out, rep); err != nil {
+			return fail(stderr, err)
+		}
+	}
+	if *asJSON {
+		data, err := judge.Marshal(rep)
+		if err != nil {
+			return fail(stderr, err)
+		}
+		stdout.Write(data)
+	} else {
+		judge.Text(stdout, rep)
+	}
+	if rep.Cancelled {
+		return fail(stderr, fmt.Errorf("judge: interrupted; the report holds the %d kernels measured so far", len(rep.Kernels)))
+	}
+	for _, k := range rep.Kernels {
+		if k.Error != "" {
+			return fail(stderr, fmt.Errorf("judge: %s %s: %s", k.ID(), k.Variant, k.Error))
+		}
+	}
+	return 0
+}
+
+// openJudged is open (main.go) keeping the GPU device, whose copy
+// ceiling, buffer limit and name the Judge reads.
+func openJudged(b engine.Backend, cfg Config) (*engine.Engine, func(), engine.Device, error) {
+	if b != engine.Vulkan || cfg.GPU == nil {
+		eng, _, closeFn, err := open(string(b), cfg)
+		return eng, closeFn, nil, err
+	}
+	eng, err := newEngine(cfg)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	dev, closeFn, err := cfg.GPU.Open()
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("backend %s: %v", b, err)
+	}
+	eng.Attach(dev)
+	return eng, closeFn, dev, nil
+}
+
+// progressBar draws on stderr when it is a terminal; nil otherwise.
+func progressBar(stderr io.Writer) func(judge.Progress) {
+	f, ok := stderr.(*os.File)
+	if !ok {
+		return nil
+	}
+	if st, err := f.Stat(); err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		return nil
+	}
+	var last time.Time
+	return func(p judge.Progress) {
+		if time.Since(last) < 100*time.Millisecond {
+			return
+		}
+		last = time.Now()
+		const width = 30
+		fill := int(p.Fraction * width)
+		name := p.Current
+		if len(name) > 50 {
+			name = name[:49] + "…"
+		}
+		fmt.Fprintf(f, "\r\033[K[%s%s] %3.0f%% %d/%d %s  %ds/%ds", strings.Repeat("#", fill), strings.Repeat(".", width-fill),
+			100*p.Fraction, p.Done, p.Units, name, int(p.Elapsed.Seconds()), int(p.Budget.Seconds()))
+	}
+}

@@ -1,0 +1,372 @@
+package judge
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Format names the report's schema; a reader refuses any other major
+// version. Adding optional fields keeps the version; changing or removing
+// one bumps it.
+const Format = "fkc-judge/1"
+
+// Report is what a sweep found on one device: the device, the copy
+// ceiling, and per kernel binding × variant the measured sizes, the fitted
+// cost and its check. It is a file of its own (fkc judge -o); the
+// contracts stay as they are, and `fkc contracts --judge FILE` shows the
+// two side by side.
+type Report struct {
+	Format string `json:"format"`
+	// Date is when the sweep started, RFC 3339 in UTC.
+	Date    string  `json:"date"`
+	Device  Device  `json:"device"`
+	Host    Host    `json:"host"`
+	Clock   Clock   `json:"clock"`
+	BudgetS float64 `json:"budget_s"`
+	// ElapsedS is how long the sweep ran; Cancelled: it was stopped
+	// before it finished (the kernels measured so far are reported).
+	ElapsedS  float64 `json:"elapsed_s"`
+	Cancelled bool    `json:"cancelled,omitempty"`
+	Ceiling   Ceiling `json:"ceiling"`
+	// PointFields names the columns of every points array.
+	PointFields []string `json:"point_fields"`
+	Kernels     []Kernel `json:"kernels"`
+}
+
+// Device is what ran the kernels.
+type Device struct {
+	Name    string `json:"name"`    // "AMD EPYC", "llvmpipe (LLVM 15.0.6, 256 bits) (vulkan, cpu)", "NVIDIA H200 …"
+	Backend string `json:"backend"` // cpu, vulkan, webgpu
+	Driver  string `json:"driver,omitempty"`
+	// MaxBufferBytes is the largest buffer a GPU kernel may bind: no
+	// operand of the sweep was larger.
+	MaxBufferBytes uint64 `json:"max_buffer_bytes,omitempty"`
+}
+
+// Host is the machine and toolchain that drove the device.
+type Host struct {
+	GoVersion string `json:"go_version"`
+	GOOS      string `json:"goos"`
+	GOARCH    string `json:"goarch"`
+	CPU       string `json:"cpu,omitempty"` // the CPU model, where the OS says
+	CPUs      int    `json:"cpus"`          // logical CPUs
+	Threads   int    `json:"threads"`       // GOMAXPROCS: goroutines that run at once
+}
+
+// Clock says how the times were taken.
+type Clock struct {
+	// Source: "thread-cpu" (the CPU time of the thread that runs the
+	// kernel: what other processes take meanwhile does not count; a
+	// kernel that also runs on other threads is timed on the wall and its
+	// Kernel.Clock says so), "wall" (runs back to back on the host clock),
+	// "gpu-timestamps" (GPU timestamp queries around the kernel's passes)
+	// or "gpu-submit-to-mapped" (submit to results mapped: transfers
+	// included).
+	Source       string  `json:"source"`
+	ResolutionNs float64 `json:"resolution_ns"` // of the host clock, measured
+	// MinSampleNs: a sample lasts at least this long (runs are batched),
+	// so the clock's resolution is under 1 % of it.
+	MinSampleNs float64 `json:"min_sample_ns"`
+}
+
+// Ceiling is the device's copy bandwidth: what a kernel that only moves
+// its bytes_moved could reach.
+type Ceiling struct {
+	Method string `json:"method"`
+	// GBps: read + write bytes per ns at the largest size, the better of
+	// all threads and one.
+	GBps  float64 `json:"gb_per_s"`
+	Bytes float64 `json:"bytes"` // read + write bytes of that copy
+	// SingleThreadGBps: the same copy on one thread (CPU only), timed
+	// like the kernels (by the thread's CPU clock where the OS has one).
+	SingleThreadGBps float64 `json:"single_thread_gb_per_s,omitempty"`
+	Points           []Point `json:"points,omitempty"`
+	// Note says why the ceiling may read high (its largest copy was small).
+	Note  string `json:"note,omitempty"`
+	Error string `json:"error,omitempty"`
+}
+
+// Kernel is one binding × variant.
+type Kernel struct {
+	Provider   string   `json:"provider"`
+	Kernel     string   `json:"kernel"`
+	DTypes     []string `json:"dtypes"`  // the binding's input dtypes
+	Variant    string   `json:"variant"` // pad/reflect, sum/all, gather, …
+	Class      string   `json:"class,omitempty"`
+	BytesMoved string   `json:"bytes_moved"` // the contract's formulas
+	Flops      string   `json:"flops,omitempty"`
+	Clock      string   `json:"clock,omitempty"`
+	Fit        *Fit     `json:"fit,omitempty"`
+	Flags      []Flag   `json:"flags,omitempty"`
+	// Stop says why the sweep stopped growing the size (budget, memory,
+	// the device's buffer limit).
+	Stop string `json:"stop,omitempty"`
+	// Skipped: the binding cannot run on this device (kernels.Unavailable).
+	Skipped string  `json:"skipped,omitempty"`
+	Error   string  `json:"error,omitempty"`
+	Points  []Point `json:"points"`
+}
+
+// ID is "PROVIDER/NAME", as --kernel and `fkc contracts` name it.
+func (k *Kernel) ID() string { return k.Provider + "/" + k.Kernel }
+
+// Point is one size of a sweep.
+type Point struct {
+	Elems   int     // elements of the call's first operand
+	Bytes   float64 // the contract's bytes_moved for the call
+	Flops   float64 // the contract's flops for the call
+	Ns      float64 // median time of one run
+	MinNs   float64 // the fastest sample's (contention only ever adds time)
+	Spread  float64 // interquartile range of the samples over their median
+	Samples int     // samples taken
+	Batch   int     // runs per sample
+	HeldOut bool    // left out of the fit and predicted
+	Outlier bool    // given no weight by the robust fit
+}
+
+// PointFields are the columns of a point in JSON (role: 0 fitted, 1 held
+// out, 2 outlier).
+var PointFields = []string{"elems", "bytes_moved", "flops", "median_ns", "min_ns", "spread", "samples", "batch", "role"}
+
+// MarshalJSON writes a point as one compact array (PointFields).
+func (p Point) MarshalJSON() ([]byte, error) {
+	role := 0
+	switch {
+	case p.HeldOut:
+		role = 1
+	case p.Outlier:
+		role = 2
+	}
+	return []byte(fmt.Sprintf("[%d,%s,%s,%s,%s,%s,%d,%d,%d]", p.Elems, num(p.Bytes, -1), num(p.Flops, -1),
+		num(roundNs(p.Ns), 6), num(roundNs(p.MinNs), 6), num(p.Spread, 3), p.Samples, p.Batch, role)), nil
+}
+
+// num writes a whole number as one, anything else with at most digits
+// significant digits (-1: as many as it takes); NaN and ±Inf as null.
+func num(v float64, digits int) string {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return "null"
+	case v == math.Trunc(v) && math.Abs(v) < 1e15:
+		return strconv.FormatInt(int64(v), 10)
+	}
+	return strconv.FormatFloat(v, 'g', digits, 64)
+}
+
+// roundNs keeps a time to the ns from 100 ns up: no clock here is finer,
+// and the report stays small.
+func roundNs(ns float64) float64 {
+	if ns >= 100 {
+		return math.Round(ns)
+	}
+	return ns
+}
+
+// UnmarshalJSON reads the array MarshalJSON writes.
+func (p *Point) UnmarshalJSON(b []byte) error {
+	var a []*float64
+	if err := json.Unmarshal(b, &a); err != nil {
+		return fmt.Errorf("point: %v", err)
+	}
+	if len(a) != len(PointFields) {
+		return fmt.Errorf("point %s: want %d fields (%s)", b, len(PointFields), strings.Join(PointFields, ", "))
+	}
+	v := make([]float64, len(a))
+	for i, f := range a {
+		v[i] = math.NaN()
+		if f != nil {
+			v[i] = *f
+		}
+	}
+	role := int(v[8])
+	if role < 0 || role > 2 {
+		return fmt.Errorf("point %s: role %v is not 0, 1 or 2", b, v[8])
+	}
+	*p = Point{Elems: int(v[0]), Bytes: v[1], Flops: v[2], Ns: v[3], MinNs: v[4], Spread: v[5], Samples: int(v[6]), Batch: int(v[7]),
+		HeldOut: role == 1, Outlier: role == 2}
+	return nil
+}
+
+// Marshal writes the report as indented JSON with each point on one line.
+func Marshal(r *Report) ([]byte, error) {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(compactLeaves(b), '\n'), nil
+}
+
+// compactLeaves puts every array that holds only scalars on one line.
+func compactLeaves(b []byte) []byte {
+	var out bytes.Buffer
+	open := -1 // start of the innermost '[' seen since the last bracket
+	inStr, esc := false, false
+	last := 0
+	for i, c := range b {
+		switch {
+		case inStr:
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr = false
+			}
+		case c == '"':
+			inStr = true
+		case c == '[':
+			open = i
+		case c == '{' || c == '}':
+			open = -1
+		case c == ']':
+			if open >= 0 {
+				out.Write(b[last:open])
+				json.Compact(&out, b[open:i+1])
+				last = i + 1
+			}
+			open = -1
+		}
+	}
+	out.Write(b[last:])
+	return out.Bytes()
+}
+
+// Read reads a report, refusing another format.
+func Read(rd io.Reader) (*Report, error) {
+	var head struct {
+		Format string `json:"format"`
+	}
+	data, err := io.ReadAll(rd)
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, fmt.Errorf("not a judge report: %v", err)
+	}
+	if head.Format != Format {
+		if strings.HasPrefix(head.Format, "fkc-judge/") {
+			return nil, fmt.Errorf("judge report format %q: this build reads %q", head.Format, Format)
+		}
+		return nil, fmt.Errorf("not a judge report (format %q, want %q)", head.Format, Format)
+	}
+	var r Report
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("judge report: %v", err)
+	}
+	return &r, nil
+}
+
+// Marked is how a measured figure is attributed: "on DEVICE (BACKEND), DATE".
+func (r *Report) Marked() string {
+	date := r.Date
+	if len(date) >= 10 {
+		date = date[:10]
+	}
+	name := r.Device.Name
+	if !strings.Contains(strings.ToLower(name), "("+strings.ToLower(r.Device.Backend)) {
+		name += " (" + r.Device.Backend + ")"
+	}
+	return name + ", " + date
+}
+
+// Text writes the report as a table.
+func Text(w io.Writer, r *Report) {
+	fmt.Fprintf(w, "judge: %s — %s %s/%s, %d of %d CPUs; budget %.0fs, ran %.1fs; clock %s (min sample %s)\n",
+		r.Marked(), r.Host.GoVersion, r.Host.GOOS, r.Host.GOARCH, r.Host.Threads, r.Host.CPUs, r.BudgetS, r.ElapsedS,
+		r.Clock.Source, fmtNs(r.Clock.MinSampleNs))
+	if r.Cancelled {
+		fmt.Fprintln(w, "cancelled: the kernels measured so far")
+	}
+	c := r.Ceiling
+	if c.Error != "" {
+		fmt.Fprintf(w, "ceiling: not measured: %s\n", c.Error)
+	} else {
+		one := ""
+		if c.SingleThreadGBps > 0 {
+			one = fmt.Sprintf("; one thread %s", fmtGBps(c.SingleThreadGBps))
+		}
+		fmt.Fprintf(w, "ceiling: %s (%s, %s moved per copy%s)\n", fmtGBps(c.GBps), c.Method, fmtBytes(c.Bytes), one)
+		if c.Note != "" {
+			fmt.Fprintf(w, "  note: %s\n", c.Note)
+		}
+	}
+	fmt.Fprintf(w, "%-46s %-13s %-22s %10s %11s %8s %14s  %s\n", "kernel", "dtypes", "variant", "overhead", "bandwidth", "ceiling", "held-out err", "flags")
+	for _, k := range r.Kernels {
+		fmt.Fprintf(w, "%-46s %-13s %-22s %s\n", k.ID(), strings.Join(k.DTypes, ","), k.Variant, k.Summary())
+	}
+}
+
+// Summary is the kernel's row after its name: the fit, or why none.
+func (k *Kernel) Summary() string {
+	switch {
+	case k.Skipped != "":
+		return "skipped: " + k.Skipped
+	case k.Error != "":
+		return "error: " + k.Error
+	case k.Fit == nil:
+		return fmt.Sprintf("%10s %11s %8s %14s  %s", "—", "—", "—", "—", flagCodes(k.Flags))
+	}
+	f := k.Fit
+	frac, held := "—", "—"
+	if f.CeilingFraction > 0 {
+		frac = fmt.Sprintf("%.0f%%", 100*f.CeilingFraction)
+	}
+	if f.HeldOut > 0 {
+		held = fmt.Sprintf("%.1f%% (%d)", 100*f.HeldOutError, f.HeldOut)
+	}
+	return fmt.Sprintf("%10s %11s %8s %14s  %s", fmtNs(f.OverheadNs), fmtGBps(f.GBps), frac, held, flagCodes(k.Flags))
+}
+
+// Measured is the kernel's fit in words, for a line beside its contract:
+// "overhead 1.64 µs, 49 GB/s (142% of the copy ceiling), held-out error
+// 35% over 2 sizes; flags held_out, nonlinear".
+func (k *Kernel) Measured() string {
+	switch {
+	case k.Skipped != "":
+		return "skipped: " + k.Skipped
+	case k.Error != "":
+		return "error: " + k.Error
+	}
+	var b strings.Builder
+	if f := k.Fit; f == nil {
+		b.WriteString("no fit")
+	} else {
+		fmt.Fprintf(&b, "overhead %s, %s", fmtNs(f.OverheadNs), fmtGBps(f.GBps))
+		if f.CeilingFraction > 0 {
+			fmt.Fprintf(&b, " (%.0f%% of the copy ceiling)", 100*f.CeilingFraction)
+		}
+		if f.HeldOut > 0 {
+			fmt.Fprintf(&b, ", held-out error %.1f%% over %d sizes", 100*f.HeldOutError, f.HeldOut)
+		}
+	}
+	if len(k.Flags) > 0 {
+		b.WriteString("; flags " + strings.ReplaceAll(flagCodes(k.Flags), ",", ", "))
+	}
+	return b.String()
+}
+
+func flagCodes(fs []Flag) string {
+	var c []string
+	for _, f := range fs {
+		c = append(c, f.Code)
+	}
+	return strings.Join(c, ",")
+}
+
+func fmtNs(ns float64) string {
+	switch {
+	case ns >= 1e9:
+		return fmt.Sprintf("%.3g s", ns/1e9)
+	case ns >= 1e6:
+		return fmt.Sprintf("%.3g ms", ns/1e6)
+	case ns >= 1e3:
+		return fmt.Sprintf("%.3g µs", ns/1e3)
+	}
+	return fmt.Sprintf("%.3g ns", ns)
+}

@@ -1,0 +1,121 @@
+package judge
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func sampleReport() *Report {
+	pts := []Point{
+		{Elems: 16, Bytes: 640, Ns: 95.5, MinNs: 90.25, Spread: 0.125, Samples: 11, Batch: 133},
+		{Elems: 1 << 20, Bytes: 1 << 23, Flops: 1 << 20, Ns: 250000, MinNs: 240000, Spread: 0.5, Samples: 5, Batch: 1, HeldOut: true},
+		{Elems: 1 << 21, Bytes: 1 << 24, Flops: 1 << 21, Ns: 900000, MinNs: 800000, Samples: 5, Batch: 1, Outlier: true},
+	}
+	return &Report{Format: Format, Date: "2025-01-02T03:04:05Z",
+		Device:  Device{Name: "NVIDIA H200", Backend: "vulkan", Driver: "NVIDIA 570.1", MaxBufferBytes: 1 << 31},
+		Host:    Host{GoVersion: "go1.26", GOOS: "linux", GOARCH: "amd64", CPU: "AMD EPYC", CPUs: 16, Threads: 16},
+		Clock:   Clock{Source: "gpu-timestamps", ResolutionNs: 30, MinSampleNs: 200000},
+		BudgetS: 120, ElapsedS: 119.5,
+		Ceiling:     Ceiling{Method: "GPU buffer copy (CopyBufferToBuffer)", GBps: 3900, Bytes: 1 << 31, Points: pts[:1]},
+		PointFields: PointFields,
+		Kernels: []Kernel{{Provider: "fuel-vulkan-kernels", Kernel: "pad_reflect_b4", DTypes: []string{"F32"}, Variant: "pad/reflect",
+			Class: "cheap_elementwise", BytesMoved: "(out_elem + in_elem) * 4", Flops: "0", Clock: "gpu-timestamps",
+			Fit:   &Fit{OverheadNs: 4000, GBps: 2500, CeilingFraction: 0.641, FitPoints: 20, FitError: 0.02, HeldOut: 4, HeldOutError: 0.08, HeldOutMedian: 0.03, Outliers: 1},
+			Flags: []Flag{{"outliers", "1 of 20 fitted sizes …"}}, Stop: "budget: …", Points: pts},
+			{Provider: "fuel-vulkan-kernels", Kernel: "pad_backward_reflect_f64", DTypes: []string{"F64"}, Variant: "pad_backward/reflect",
+				Skipped: "needs 64-bit atomics", Points: []Point{}}},
+	}
+}
+
+// A report reads back as it was written, points and all; a second write
+// is byte-identical.
+func TestReportRoundTrip(t *testing.T) {
+	r := sampleReport()
+	data, err := Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Read(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back, r) {
+		t.Errorf("read back:\n%+v\nwant\n%+v", back, r)
+	}
+	again, _ := Marshal(back)
+	if !bytes.Equal(again, data) {
+		t.Error("a second Marshal differs from the first")
+	}
+	// Each point on one line, in PointFields order.
+	if !strings.Contains(string(data), "\n        [16,640,0,95.5,90.25,0.125,11,133,0],\n") ||
+		!strings.Contains(string(data), `"point_fields": ["elems","bytes_moved","flops","median_ns","min_ns","spread","samples","batch","role"]`) {
+		t.Errorf("points not one per line:\n%s", data)
+	}
+}
+
+// Times are kept to the ns from 100 ns up, whole numbers written whole.
+func TestPointCompact(t *testing.T) {
+	b, _ := Point{Elems: 3, Bytes: 1 << 30, Flops: 0.5, Ns: 1234.56, MinNs: 99.25, Spread: 1.0 / 3, Samples: 5, Batch: 1, Outlier: true}.MarshalJSON()
+	if string(b) != "[3,1073741824,0.5,1235,99.25,0.333,5,1,2]" {
+		t.Errorf("%s", b)
+	}
+}
+
+func TestReadRefuses(t *testing.T) {
+	for _, bad := range []string{
+		`{"format": "fkc-judge/2", "kernels": []}`,
+		`{"format": "something-else"}`,
+		`[1, 2]`,
+		`{"format": "fkc-judge/1", "kernels": [{"points": [[1, 2, 3]]}]}`,
+		`{"format": "fkc-judge/1", "kernels": [{"points": [[1,2,3,4,5,6,7,8,9]]}]}`,
+	} {
+		if _, err := Read(strings.NewReader(bad)); err == nil {
+			t.Errorf("%s: accepted", bad)
+		}
+	}
+}
+
+// WriteFile replaces a report whole, keeps an existing file's mode, and
+// on failure leaves no file and no temporary behind.
+func TestWriteFile(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "r.json")
+	if err := os.WriteFile(p, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := sampleReport()
+	if err := WriteFile(p, r); err != nil {
+		t.Fatal(err)
+	}
+	st, _ := os.Stat(p)
+	back, err := ReadFile(p)
+	if err != nil || st.Mode().Perm() != 0o600 || !reflect.DeepEqual(back, r) {
+		t.Errorf("mode %v, %v", st.Mode(), err)
+	}
+	if err := WriteFile(filepath.Join(dir, "missing", "r.json"), r); err == nil {
+		t.Error("a missing directory: no error")
+	}
+	if err := WriteFile(dir, r); err == nil {
+		t.Error("a directory: no error")
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("left behind: %v", ents)
+	}
+}
+
+// The table names each kernel with its fit, or why it has none.
+func TestText(t *testing.T) {
+	var b bytes.Buffer
+	Text(&b, sampleReport())
+	out := b.String()
+	for _, want := range []string{"NVIDIA H200 (vulkan), 2025-01-02", "ceiling: 3900 GB/s", "fuel-vulkan-kernels/pad_reflect_b4",
+		"4 µs", "2500 GB/s", "64%", "8.0% (4)", "outliers", "skipped: needs 64-bit atomics"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -1,0 +1,311 @@
+package judge
+
+import (
+	"errors"
+	"math/rand"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fkc-playground/fkc/contract"
+	"github.com/fkc-playground/fkc/engine"
+	"github.com/fkc-playground/fkc/kernels"
+	"github.com/fkc-playground/fkc/ops"
+	"github.com/fkc-playground/fkc/registry"
+	"github.com/fkc-playground/fkc/tensor"
+)
+
+// fakeClock is the budget's clock in these tests: only the fake timer and
+// the fake ceiling move it, so the sweeps are fast and deterministic.
+type fakeClock struct{ t time.Time }
+
+func (c *fakeClock) Now() time.Time         { return c.t }
+func (c *fakeClock) advance(ns float64)     { c.t = c.t.Add(time.Duration(ns)) }
+func newFakeClock() *fakeClock              { return &fakeClock{t: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)} }
+func (f *fakeTimer) batches() bool          { return true }
+func (f *fakeCeiling) method(int) string    { return "fake copy" }
+func (f *fakeCeiling) limit() uint64        { return 64 << 20 }
+func (f *fakeCeiling) release()             {}
+func (d fakeDevice) MaxBufferBytes() uint64 { return d.maxBuf }
+func (d fakeDevice) String() string         { return "fake GPU" }
+func (d fakeDevice) Driver() string         { return "fake driver 1.0" }
+func (f *fakeCeiling) copyNs(n uint64, _ bool) ([]float64, error) {
+	ns := 2 * float64(n) / f.gbps
+	f.clock.advance(ns)
+	return []float64{ns}, nil
+}
+
+// fakeTimer times a call as overhead + bytes_moved / bandwidth exactly,
+// from the serving contract's own formula, and records the largest
+// buffer and the largest footprint it was handed.
+type fakeTimer struct {
+	clock              *fakeClock
+	overhead, gbps     float64
+	maxBuffer, maxHost float64
+	runs               int
+}
+
+type fakeCeiling struct {
+	clock *fakeClock
+	gbps  float64
+}
+
+type fakeDevice struct{ maxBuf uint64 }
+
+func (f *fakeTimer) time(b *registry.Binding, c *kernels.Call, k int) (timing, error) {
+	o, err := ops.Of(c)
+	if err != nil {
+		return timing{}, err
+	}
+	out, dt, err := o.Out(c)
+	if err != nil {
+		return timing{}, err
+	}
+	sym, err := ops.CostSymbols(c, out)
+	if err != nil {
+		return timing{}, err
+	}
+	ex, err := contract.ParseExpr(b.Kernel.Cost.BytesMoved)
+	if err != nil {
+		return timing{}, err
+	}
+	bytes, err := ex.Eval(sym)
+	if err != nil {
+		return timing{}, err
+	}
+	outB := float64(tensor.NumElems(out) * dt.Size())
+	host, big := outB, outB
+	for _, t := range c.Inputs {
+		host += float64(len(t.Data))
+		big = max(big, float64(len(t.Data)))
+	}
+	f.maxBuffer, f.maxHost = max(f.maxBuffer, big), max(f.maxHost, host)
+	ns := f.overhead + bytes/f.gbps
+	f.clock.advance(float64(k) * ns)
+	f.runs += k
+	return timing{run: ns, wall: ns, clock: "fake"}, nil
+}
+
+func fakeSweep(t *testing.T, opt Options) (*Sweep, *fakeTimer) {
+	t.Helper()
+	eng, err := engine.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk := newFakeClock()
+	ft := &fakeTimer{clock: clk, overhead: 1200, gbps: 10}
+	opt.Now, opt.timer, opt.ceiling = clk.Now, ft, &fakeCeiling{clock: clk, gbps: 20}
+	s, err := New(eng, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, ft
+}
+
+// A sweep keeps to its budget, never hands a kernel a buffer larger than
+// the device binds or operands larger than its memory cap, fits the
+// timer's exact line, and reports the ceiling.
+func TestSweepPlanning(t *testing.T) {
+	opt := Options{Backend: engine.CPU, Kernels: []string{"fuel-cpu-backend/pad"}, DType: tensor.F32,
+		Budget: 3 * time.Second, Device: fakeDevice{maxBuf: 2 << 20}, MaxBytes: 3 << 20}
+	s, ft := fakeSweep(t, opt)
+	if len(s.Units()) != 3 { // constant, reflect, replicate
+		t.Fatalf("units %v", s.Units())
+	}
+	// The budget's clock starts at the first Step, not when planned.
+	if p := s.Progress(); p.Elapsed != 0 || p.Current != "copy ceiling" || p.Units != 3 || s.Report().Date != "" {
+		t.Errorf("before the first step: %+v, date %q", p, s.Report().Date)
+	}
+	var last Progress
+	steps := 0
+	for s.Step() {
+		p := s.Progress()
+		if p.Fraction < last.Fraction || p.Fraction < 0 || p.Fraction > 1 || p.Done < last.Done {
+			t.Fatalf("progress went from %+v to %+v", last, p)
+		}
+		last = p
+		steps++
+	}
+	r := s.Report()
+	if r.Date != "2025-01-02T03:04:05Z" {
+		t.Errorf("date %q: want the first step's", r.Date)
+	}
+	if p := s.Progress(); p.Fraction != 1 || p.Done != 3 || p.Current != "" {
+		t.Errorf("final progress %+v", p)
+	}
+	if r.ElapsedS > opt.Budget.Seconds() {
+		t.Errorf("ran %.3fs of a %v budget", r.ElapsedS, opt.Budget)
+	}
+	if ft.maxBuffer > 2<<20 || ft.maxHost > 3<<20 {
+		t.Errorf("largest buffer %v, largest footprint %v: past the device's 2 MiB or the 3 MiB cap", ft.maxBuffer, ft.maxHost)
+	}
+	if r.Ceiling.GBps != 20 || r.Ceiling.Method != "fake copy" || len(r.Ceiling.Points) != 7 || r.Ceiling.Note != "" {
+		t.Errorf("ceiling %+v", r.Ceiling)
+	}
+	if len(r.Kernels) != 3 {
+		t.Fatalf("%d kernels", len(r.Kernels))
+	}
+	for _, k := range r.Kernels {
+		if k.Fit == nil || !near(k.Fit.GBps, 10, 1e-3) || !near(k.Fit.OverheadNs, 1200, 1e-3) || !near(k.Fit.CeilingFraction, 0.5, 1e-3) {
+			t.Errorf("%s %s: fit %+v, flags %v", k.ID(), k.Variant, k.Fit, k.Flags)
+		}
+		if !strings.HasPrefix(k.Stop, "device:") && !strings.HasPrefix(k.Stop, "memory:") {
+			t.Errorf("%s: stopped by %q, want the device's buffer or the memory cap", k.Variant, k.Stop)
+		}
+		if k.Points[0].Elems > 64 || len(k.Points) < 10 {
+			t.Errorf("%s: sizes %v: want a sweep from tiny up", k.Variant, k.Points)
+		}
+		for _, p := range k.Points {
+			if p.Samples < minReps || p.Batch < 1 || p.Ns*float64(p.Batch) < s.minSample {
+				t.Errorf("%s: point %+v: too few samples, or a sample shorter than %v ns", k.Variant, p, s.minSample)
+			}
+		}
+	}
+	if r.Device.Name != "AMD EPYC" && r.Device.Backend != "cpu" {
+		t.Errorf("device %+v", r.Device)
+	}
+}
+
+// A short budget stops the sizes early, and still within the budget.
+func TestSweepShortBudget(t *testing.T) {
+	s, _ := fakeSweep(t, Options{Backend: engine.CPU, Kernels: []string{"fuel-reference-backend/sum_all", "fkc-cpu-kernels/masked_fill"},
+		DType: tensor.F32, Budget: 5 * time.Millisecond})
+	r := Run(t.Context(), s, nil)
+	if r.ElapsedS > 0.005 || len(r.Kernels) != 2 {
+		t.Fatalf("ran %.4fs, %d kernels", r.ElapsedS, len(r.Kernels))
+	}
+	if !strings.Contains(r.Ceiling.Note, "may stay in a cache") {
+		t.Errorf("a ceiling cut short by the budget, without a note: %+v", r.Ceiling)
+	}
+	for _, k := range r.Kernels {
+		if !strings.HasPrefix(k.Stop, "budget:") || len(k.Points) == 0 {
+			t.Errorf("%s: stop %q, %d points", k.ID(), k.Stop, len(k.Points))
+		}
+	}
+}
+
+// Stopping a sweep reports what it has, and says it was cancelled.
+func TestSweepStop(t *testing.T) {
+	s, _ := fakeSweep(t, Options{Backend: engine.CPU, Kernels: []string{"fuel-cpu-backend/pad"}, DType: tensor.F32,
+		Budget: time.Second, MaxBytes: 1 << 20})
+	for i := 0; i < 200 && s.Step(); i++ {
+	}
+	s.Stop()
+	r := s.Report()
+	if !r.Cancelled || len(r.Kernels) == 0 || len(r.Kernels) > 3 || s.Step() {
+		t.Fatalf("cancelled %v, %d kernels", r.Cancelled, len(r.Kernels))
+	}
+	if k := r.Kernels[len(r.Kernels)-1]; k.Stop != "cancelled" {
+		t.Errorf("last kernel stop %q", k.Stop)
+	}
+}
+
+// Plan covers every linked CPU binding, and every unit's sized call runs
+// on its binding with a positive bytes_moved: the walk of the registry.
+func TestPlanCoversEveryCPUBinding(t *testing.T) {
+	eng, err := engine.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	units, err := Plan(eng, engine.CPU, nil, tensor.Invalid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	covered := map[*registry.Binding]bool{}
+	rng := rand.New(rand.NewSource(1))
+	for _, u := range units {
+		covered[u.Binding] = true
+		c := u.op.Sized(rng, u.Variant.Form, u.Binding.InputDTypes[0], 100)
+		res, err := eng.RunBinding(u.Binding, c)
+		if err != nil {
+			t.Errorf("%s: %v", u.Name(), err)
+			continue
+		}
+		if b, err := engine.BytesMoved(res); err != nil || b <= 0 {
+			t.Errorf("%s: bytes_moved %v, %v", u.Name(), b, err)
+		}
+	}
+	for _, b := range eng.BindingsOn(engine.CPU) {
+		if !covered[b] {
+			t.Errorf("%s: linked on the CPU, but no unit measures it", b.Name())
+		}
+	}
+}
+
+func TestPlanErrors(t *testing.T) {
+	eng, _ := engine.New()
+	var u *kernels.Usage
+	if _, err := Plan(eng, engine.CPU, []string{"nobody/nothing"}, tensor.Invalid); !errors.As(err, &u) {
+		t.Errorf("unknown kernel: %v", err)
+	}
+	if _, err := Plan(eng, engine.CPU, []string{"fuel-vulkan-kernels/pad_reflect_b4"}, tensor.Invalid); !errors.As(err, &u) || !strings.Contains(err.Error(), "Vulkan kernel") {
+		t.Errorf("a Vulkan kernel on the CPU: %v", err)
+	}
+	if _, err := Plan(eng, engine.CPU, []string{"fuel-reference-backend/sum_all"}, tensor.U8); err == nil || !strings.Contains(err.Error(), "takes U8") {
+		t.Errorf("a dtype no binding takes: %v", err)
+	}
+	if _, err := Plan(eng, engine.Vulkan, nil, tensor.Invalid); err == nil {
+		t.Error("Vulkan without a device: no error")
+	}
+}
+
+// A real sweep of one kernel on a tiny budget: the engine's timer and the
+// host copy ceiling run, and every figure is positive. (How many sizes fit
+// in the budget depends on the machine's load: no count is asserted.)
+func TestSweepReal(t *testing.T) {
+	eng, _ := engine.New()
+	s, err := New(eng, Options{Backend: engine.CPU, Kernels: []string{"fkc-cpu-kernels/masked_fill"}, DType: tensor.U8,
+		Budget: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Run(t.Context(), s, nil)
+	if len(r.Kernels) != 1 || r.Ceiling.GBps <= 0 || (r.Clock.Source != "wall" && r.Clock.Source != "thread-cpu") || r.Clock.ResolutionNs <= 0 {
+		t.Fatalf("report %+v", r)
+	}
+	k := r.Kernels[0]
+	if k.Error != "" || len(k.Points) == 0 || k.Clock != r.Clock.Source {
+		t.Fatalf("kernel %+v", k)
+	}
+	for _, p := range k.Points {
+		if !(p.Ns > 0) || !(p.MinNs > 0) || p.MinNs > p.Ns || !(p.Bytes > 0) {
+			t.Errorf("point %+v", p)
+		}
+	}
+}
+
+// A GPU device names itself and its driver in the report.
+func TestDescribeDevice(t *testing.T) {
+	d := describe(engine.Vulkan, fakeDevice{maxBuf: 1 << 27}, 1<<27)
+	if d.Name != "fake GPU" || d.Driver != "fake driver 1.0" || d.Backend != "vulkan" || d.MaxBufferBytes != 1<<27 {
+		t.Errorf("%+v", d)
+	}
+	if c := describe(engine.CPU, nil, 0); c.Backend != "cpu" || c.Name == "" {
+		t.Errorf("%+v", c)
+	}
+}
+
+// A size's samples count by the kernel thread's CPU time, unless the
+// kernel ran on other threads too (in the median sample), or the wall
+// clock was asked for.
+func TestPickClock(t *testing.T) {
+	s := &Sweep{}
+	one := func(thread, others float64) timing {
+		return timing{run: 2 * thread, wall: 2 * thread, clock: "wall", thread: thread, others: others}
+	}
+	single := []timing{one(100, 0), one(110, 90), one(100, 1), one(105, 0), one(100, 2)} // one sample with the runtime's noise
+	if v, c := s.pick(single); c != "thread-cpu" || v[1] != 110 {
+		t.Errorf("single-threaded: %v %s", v, c)
+	}
+	multi := []timing{one(100, 300), one(100, 290), one(100, 310)}
+	if v, c := s.pick(multi); c != "wall" || v[0] != 200 {
+		t.Errorf("multi-threaded: %v %s", v, c)
+	}
+	if v, c := s.pick([]timing{{run: 50, clock: "gpu-timestamps"}}); c != "gpu-timestamps" || v[0] != 50 {
+		t.Errorf("no CPU clock: %v %s", v, c)
+	}
+	s.opt.Clock = "wall"
+	if _, c := s.pick(single); c != "wall" {
+		t.Errorf("--clock wall: %s", c)
+	}
+}

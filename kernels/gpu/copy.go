@@ -1,0 +1,112 @@
+package gpu
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/cogentcore/webgpu/wgpu"
+)
+
+// What the Judge (package judge) asks of a device beyond its kernels: the
+// memory ceiling to compare them with, the largest buffer it may size a
+// sweep to, and the driver to name in its report.
+
+// CopyTime times submissions of back-to-back CopyBufferToBuffer copies of
+// a bytes-long buffer into another (alternating direction, so no copy is
+// redundant): for each count, the wall time from submit to the queue's
+// work done of one submission of that many copies. Both buffers are made
+// once and first copied untimed, so the driver's initialisation of new
+// buffers is no part of any time. Two counts give the time of one copy
+// without a submission's fixed latency: the device's copy ceiling.
+func (d *Device) CopyTime(bytes uint64, copies ...int) ([]time.Duration, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.lostErr(); err != nil {
+		return nil, err
+	}
+	bytes = (bytes + 3) &^ 3
+	if bytes == 0 || len(copies) == 0 || slices.Min(copies) < 1 {
+		return nil, fmt.Errorf("gpu: copy: %d bytes, copies %v: want bytes and every count ≥ 1", bytes, copies)
+	}
+	if bytes > d.info.MaxBufferSize {
+		return nil, fmt.Errorf("gpu: copy: a %d-byte buffer exceeds this adapter's maxBufferSize (%d)", bytes, d.info.MaxBufferSize)
+	}
+	var bufs [2]*wgpu.Buffer
+	defer func() {
+		for _, b := range bufs {
+			if b != nil {
+				b.Destroy()
+				b.Release()
+			}
+		}
+	}()
+	d.plat.pushScopes(d)
+	for i := range bufs {
+		b, err := d.dev.CreateBuffer(&wgpu.BufferDescriptor{Label: "fkc-copy-ceiling", Size: bytes,
+			Usage: wgpu.BufferUsageCopySrc | wgpu.BufferUsageCopyDst})
+		if err != nil {
+			d.plat.popScopes(d)
+			return nil, fmt.Errorf("gpu: copy: create a %d-byte buffer: %v", bytes, err)
+		}
+		bufs[i] = b
+	}
+	if err := d.plat.popScopes(d); err != nil {
+		return nil, fmt.Errorf("gpu: copy: %d-byte buffers: %v", bytes, err)
+	}
+	submit := func(n int) error {
+		enc, err := d.dev.CreateCommandEncoder(&wgpu.CommandEncoderDescriptor{Label: "fkc-copy-ceiling"})
+		if err != nil {
+			return err
+		}
+		defer enc.Release()
+		for i := 0; i < n; i++ {
+			if err := enc.CopyBufferToBuffer(bufs[i%2], 0, bufs[1-i%2], 0, bytes); err != nil {
+				return err
+			}
+		}
+		cmd, err := enc.Finish(nil)
+		if err != nil {
+			return err
+		}
+		d.queue.Submit(cmd)
+		cmd.Release()
+		return d.waitIdle()
+	}
+	if err := submit(2); err != nil {
+		return nil, fmt.Errorf("gpu: copy: %v", err)
+	}
+	times := make([]time.Duration, len(copies))
+	for i, n := range copies {
+		t0 := time.Now()
+		if err := submit(n); err != nil {
+			return nil, fmt.Errorf("gpu: copy: %v", err)
+		}
+		times[i] = time.Since(t0)
+	}
+	return times, nil
+}
+
+// waitIdle blocks until the queue's submitted work is done. In the browser
+// OnSubmittedWorkDone awaits the promise itself; natively the callback
+// fires from a blocking Poll. Call with d.mu held.
+func (d *Device) waitIdle() error {
+	done := false
+	d.queue.OnSubmittedWorkDone(func(wgpu.QueueWorkDoneStatus) { done = true })
+	for i := 0; !done; i++ {
+		if i == 1000 {
+			return fmt.Errorf("the queue never reported its work done")
+		}
+		d.dev.Poll(true, nil)
+	}
+	return d.lostErr()
+}
+
+// MaxBufferBytes is the largest buffer a kernel may bind on this adapter:
+// the smaller of maxBufferSize and maxStorageBufferBindingSize.
+func (d *Device) MaxBufferBytes() uint64 {
+	return min(d.info.MaxBufferSize, d.info.MaxStorageBufferBindingSize)
+}
+
+// Driver is the adapter's driver description.
+func (d *Device) Driver() string { return d.info.Driver }
