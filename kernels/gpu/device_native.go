@@ -433,6 +433,21 @@ func (j *job) fill(what string, size uint64, usage wgpu.BufferUsage, zero bool, 
 	if len(staged) == 0 {
 		return b, nil
 	}
+	// A large region streams: the GPU copies one piece while the host
+	// fills the next.
+	var rest []region
+	for _, r := range staged {
+		if len(r.data) >= streamMin {
+			if err := j.stream(b, r); err != nil {
+				return nil, err
+			}
+		} else {
+			rest = append(rest, r)
+		}
+	}
+	if staged = rest; len(staged) == 0 {
+		return b, nil
+	}
 	stages := make([]*buffer, len(staged))
 	for i, r := range staged {
 		if stages[i] = j.get("upload", uint64(round4(len(r.data))), wgpu.BufferUsageMapWrite|wgpu.BufferUsageCopySrc, false); stages[i] == nil {
@@ -453,4 +468,64 @@ func (j *job) fill(what string, size uint64, usage wgpu.BufferUsage, zero bool, 
 		}
 	}
 	return b, nil
+}
+
+// Regions of at least streamMin bytes are uploaded in pieces of streamPiece
+// bytes through a ring of streamRing staging buffers, each piece submitted
+// on its own as soon as it is filled: the copy to the GPU (over PCIe on a
+// discrete card) overlaps the host's filling of the next piece, instead of
+// following the whole fill. Variables, for tests.
+var (
+	streamMin   = 16 << 20
+	streamPiece = 4 << 20
+	streamRing  = 4
+)
+
+// stream uploads r into b piece by piece (see streamMin). The pieces are
+// queued before the call's own command buffer, so its passes see them; a
+// staging buffer is refilled once its previous copy is done (mapping waits
+// for it). The device clock of the call (LastGPUTime) starts at the first
+// piece's submit.
+func (j *job) stream(b *buffer, r region) error {
+	d := j.d
+	ring := make([]*buffer, 0, streamRing)
+	for off := 0; off < len(r.data); off += streamPiece {
+		piece := r.data[off:min(off+streamPiece, len(r.data))]
+		size := uint64(round4(len(piece)))
+		k := off / streamPiece % streamRing
+		if k == len(ring) {
+			st := j.get("upload", uint64(streamPiece), wgpu.BufferUsageMapWrite|wgpu.BufferUsageCopySrc, false)
+			if st == nil {
+				return j.err
+			}
+			ring = append(ring, st)
+		}
+		st := ring[k]
+		if err := d.mapAll([]*buffer{st}, wgpu.MapModeWrite); err != nil {
+			return fmt.Errorf("upload: %v", err)
+		}
+		m := st.b.GetMappedRange(0, uint(st.size))
+		pcopy(m[:len(piece)], piece)
+		clear(m[len(piece):size])
+		st.b.Unmap()
+		enc, err := d.dev.CreateCommandEncoder(&wgpu.CommandEncoderDescriptor{Label: j.op + ":upload"})
+		if err != nil {
+			return fmt.Errorf("upload: %v", err)
+		}
+		err = enc.CopyBufferToBuffer(st.b, 0, b.b, r.offset+uint64(off), size)
+		var cmd *wgpu.CommandBuffer
+		if err == nil {
+			cmd, err = enc.Finish(nil)
+		}
+		enc.Release()
+		if err != nil {
+			return fmt.Errorf("upload: %v", err)
+		}
+		if j.submitted.IsZero() {
+			j.submitted = time.Now()
+		}
+		d.queue.Submit(cmd)
+		cmd.Release()
+	}
+	return nil
 }

@@ -27,7 +27,8 @@ import (
 // seq: every case in order (warm-up + reps), twice over; idle: one case
 // back to back, then after 2 s idle, then after a busy stretch; warm: one
 // case after the clock has dropped, then after WarmClocks; reopen:
-// every case again on a newly opened device (closing the old one); -fkc.diag.scale
+// every case again on a newly opened device (closing the old one); variants:
+// tuning choices side by side (see the plan); -fkc.diag.scale
 // shrinks the shapes (for a software adapter).
 var (
 	diagPlan  = flag.String("fkc.diag", "", "measurement plan: comma-separated of seq, idle, cases=PREFIX")
@@ -153,6 +154,27 @@ func TestDiag(t *testing.T) {
 			d = nd
 			for _, c := range cases {
 				runCase("reopen", c, *diagReps)
+			}
+		case plan == "variants":
+			// Tuning choices measured side by side in one process: the
+			// bulk sum's rounds (RB: 4, 8, 16 chunks per workgroup), and
+			// streamed uploads against one staging copy (host time).
+			byName := map[string]diagCase{}
+			for _, c := range cases {
+				byName[c.name] = c
+			}
+			for _, rb := range []int{4, 8, 16} {
+				saved := bulkRounds
+				bulkRounds = rb
+				runCase(fmt.Sprintf("rb%d", rb), byName["sum_all"], *diagReps)
+				bulkRounds = saved
+			}
+			for _, name := range []string{"sum_all", "sum_dim", "index_select", "gather"} {
+				runCase("stream", byName[name], *diagReps)
+				saved := streamMin
+				streamMin = 1 << 62
+				runCase("onecopy", byName[name], *diagReps)
+				streamMin = saved
 			}
 		case strings.HasPrefix(plan, "cases="):
 			for _, c := range cases {

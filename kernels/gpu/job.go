@@ -28,6 +28,9 @@ type job struct {
 	// once: the passes accumulate into their outputs (atomics into a
 	// zeroed buffer), so they must not be repeated (Device.SetKernelRepeat).
 	once bool
+	// submitted: when the call's first work reached the queue (an upload
+	// streamed ahead of its passes), or zero.
+	submitted time.Time
 }
 
 // pass is one recorded compute dispatch, encoded by run().
@@ -388,6 +391,9 @@ func (j *job) run() error {
 		return j.err
 	}
 	t0 := time.Now()
+	if !j.submitted.IsZero() {
+		t0 = j.submitted // the device has been busy since the first upload
+	}
 	d.lastSetup = t0.Sub(j.t0)
 	d.queue.Submit(cmd)
 	cmd.Release()

@@ -212,18 +212,36 @@ func (r *reduction) spec(entry string) kernelSpec {
 			rw:    []bool{false, false, false, true, true, false, false},
 		}
 	}
+	re := 1 // RE in reduce.wgsl: the units a thread loads
+	switch entry {
+	case "rows":
+		re = r.rowUnits()
+	case "bulk":
+		re = bulkRounds * chunk / (r.unit() * wgSize)
+	}
 	return kernelSpec{
-		name:  fmt.Sprintf("reduce_%s_op%d_%s_rb%d", fin, r.opKind, dtName(r.x.DType), bulkRounds),
+		name:  fmt.Sprintf("reduce_%s_op%d_%s_rb%d_re%d", fin, r.opKind, dtName(r.x.DType), bulkRounds, re),
 		file:  "reduce.wgsl",
 		entry: entry,
 		defs: []wgsl.Def{{Name: "DT", Value: dtTag(r.x.DType)}, {Name: "OP", Value: r.opKind}, {Name: "FIN", Value: r.fin},
-			{Name: "RB", Value: uint32(bulkRounds)}, {Name: "LU", Value: uint32(r.unit())}},
+			{Name: "RB", Value: uint32(bulkRounds)}, {Name: "LU", Value: uint32(r.unit())}, {Name: "RE", Value: uint32(re)}},
 		rw: []bool{false, false, false, true, true, false},
 	}
 }
 
 // unit is the elements per 16-byte unit of x (the `rows` kernel's loads).
 func (r *reduction) unit() int { return 16 / r.x.DType.Size() }
+
+// rowUnits is the `rows` kernel's RE: the units each thread loads, the
+// smallest power of two with RE·W units covering a segment.
+func (r *reduction) rowUnits() int {
+	units := (prod(r.coll) + r.unit() - 1) / r.unit()
+	re := 1
+	for re*wgSize < units {
+		re *= 2
+	}
+	return re
+}
 
 // rows reports whether the one-pass `rows` kernel serves the call: the
 // reduced elements of a segment are consecutive (one collapsed axis of
@@ -255,8 +273,10 @@ func (r *reduction) bulk() bool {
 // levels records the tree passes: each level reduces chunks of `chunk`
 // values per segment to one partial (the first of a bulk sum, pb non-nil,
 // bulkRounds·chunk), until one partial per segment is left. It returns the
-// last level's params buffer and partials.
-func (r *reduction) levels(j *job, x *buffer, dst *buffer, p, pb *pipe) (params, parts *buffer) {
+// last level's params buffer and partials; with fuse set, and where no two
+// segments share an output word, the last level writes the output itself
+// (fused reports it: no finalize pass then).
+func (r *reduction) levels(j *job, x *buffer, dst *buffer, p, pb *pipe, fuse bool) (params, parts *buffer, fused bool) {
 	nseg := tensor.NumElems(r.outShape)
 	words := r.partWords()
 	kcur := prod(r.coll)
@@ -268,12 +288,18 @@ func (r *reduction) levels(j *job, x *buffer, dst *buffer, p, pb *pipe) (params,
 			lp, ch = pb, bulkRounds*chunk
 		}
 		c := max(1, (kcur+ch-1)/ch)
-		params = j.words("params", r.params(kcur, c, level0))
+		pw := r.params(kcur, c, level0)
+		halfOut := r.x.DType.Size() == 2 && r.fin != finArg
+		fused = fuse && c == 1 && lp == p && !r.f64() && (!halfOut || nseg == 1)
+		if fused {
+			pw[7] = 1
+		}
+		params = j.words("params", pw)
 		out := j.scratch("partials", 4*words*nseg*c)
 		j.dispatch(lp, uint64(nseg)*uint64(c), r.bind(params, x, in, out, dst)...)
 		parts, in, kcur, level0 = out, out, c, false
 		if c == 1 {
-			return params, parts
+			return params, parts, fused
 		}
 	}
 }
@@ -347,8 +373,10 @@ func (d *Device) reduce(r *reduction) (*tensor.Tensor, error) {
 	r.specials(j)
 	x := j.input("x", r.x.Data)
 	dst := j.outputTensor("out", out)
-	params, parts := r.levels(j, x, dst.buf, pl, pb)
-	j.dispatch(pf, groupsFor(outWords), r.bind(params, x, parts, j.scratch("unused", 4), dst.buf)...)
+	params, parts, fused := r.levels(j, x, dst.buf, pl, pb, true)
+	if !fused {
+		j.dispatch(pf, groupsFor(outWords), r.bind(params, x, parts, j.scratch("unused", 4), dst.buf)...)
+	}
 	if err := j.run(); err != nil {
 		return nil, err
 	}
@@ -557,7 +585,7 @@ func (d *Device) ReduceMaxToBackward(x, upstream *tensor.Tensor, target []int) (
 	xb := j.input("x", x.Data)
 	ub := j.input("upstream", upstream.Data)
 	dst := j.outputTensor("grad_x", grad)
-	_, parts := r.levels(j, xb, j.scratch("unused", 4), pl, nil)
+	_, parts, _ := r.levels(j, xb, j.scratch("unused", 4), pl, nil, false)
 	pb := j.words("params", p2)
 	cnt := j.zeros("tie_count", 4*ncell)
 	j.dispatch(pc, groupsFor(uint64(n)), pb, xb, parts, ub, cnt, dst.buf)
@@ -590,7 +618,7 @@ func (d *Device) maxToBackward64(r *reduction, pl *pipe, upstream, grad *tensor.
 	ub := j.input("upstream", upstream.Data)
 	dst := j.outputTensor("grad_x", grad)
 	ymax := j.scratch("cell_max", 8*ncell+8*guardWords)
-	params, parts := r.levels(j, xb, ymax, pl, nil)
+	params, parts, _ := r.levels(j, xb, ymax, pl, nil, false)
 	j.dispatch(pf, groupsFor(uint64(ncell)), r.bind(params, xb, parts, j.scratch("unused", 4), ymax)...)
 	pb := j.words("params", p2)
 	cnt := j.zeros("tie_count", 4*ncell)

@@ -167,11 +167,27 @@ fn staged(k: u32, half: bool) -> u32 {
     return (srow[k >> 1u] >> ((k & 1u) * 16u)) & 0xffffu;
 }
 
+// A thread moves GB words per round, all loads issued before any is used
+// (a load followed at once by its use would wait out the memory latency
+// once per word).
+const GB: u32 = 8u;
+const GB2: u32 = 16u;                       // 2·GB: the indices of GB words of halves
+
 // Copies `words` words of data, starting at word w0, into srow; ends
 // with a barrier.
 fn stage(w0: u32, words: u32, lid: u32) {
-    for (var w = lid; w < words; w = w + W) {
-        srow[w] = data[w0 + w];
+    for (var r = lid; r < words; r = r + GB * W) {
+        var t: array<u32, GB>;
+        for (var i = 0u; i < GB; i = i + 1u) {
+            if (r + i * W < words) {
+                t[i] = data[w0 + r + i * W];
+            }
+        }
+        for (var i = 0u; i < GB; i = i + 1u) {
+            if (r + i * W < words) {
+                srow[r + i * W] = t[i];
+            }
+        }
     }
     workgroupBarrier();
 }
@@ -186,17 +202,30 @@ fn gather_rows(@builtin(workgroup_id) wid: vec3<u32>,
     if (o * J >= P[0]) { return; }            // uniform
     let per = 4u / EB;                        // elements per word (EB 2 or 4)
     stage(o * (D / per), D / per, lid);
-    for (var w = lid; w < J / per; w = w + W) {
-        var word = 0u;
-        for (var l = 0u; l < per; l = l + 1u) {
-            let e = o * J + w * per + l;
-            let v = idx[e];
-            if (v >= D) {
-                bad(e);
-            } else {
-                word = word | (staged(v, EB == 2u) << (l * 16u));
+    let words = J / per;
+    for (var r = lid; r < words; r = r + GB * W) {
+        var iv: array<u32, GB2>;               // the round's indices, per per word
+        for (var i = 0u; i < GB; i = i + 1u) {
+            if (r + i * W < words) {
+                for (var l = 0u; l < per; l = l + 1u) {
+                    iv[i * per + l] = idx[o * J + (r + i * W) * per + l];
+                }
             }
         }
-        dst[GUARD + o * (J / per) + w] = word;
+        for (var i = 0u; i < GB; i = i + 1u) {
+            let w = r + i * W;
+            if (w < words) {
+                var word = 0u;
+                for (var l = 0u; l < per; l = l + 1u) {
+                    let v = iv[i * per + l];
+                    if (v >= D) {
+                        bad(o * J + w * per + l);
+                    } else {
+                        word = word | (staged(v, EB == 2u) << (l * 16u));
+                    }
+                }
+                dst[GUARD + o * words + w] = word;
+            }
+        }
     }
 }

@@ -177,20 +177,11 @@ var<workgroup> sacc: array<AV, SCT>;
 var<workgroup> sown: array<atomic<u32>, SCT>;
 var<workgroup> scol: array<u32, CHK>;
 var<workgroup> sval: array<AV, CHK>;
-var<workgroup> sleft: atomic<u32>;
-var<workgroup> sleftp: u32;
-
-// Is any thread's flag set? (uniform; ends with every thread past a barrier)
-fn any_left(mine: bool, lid: u32) -> bool {
-    if (mine) {
-        atomicAdd(&sleft, 1u);
-    }
-    workgroupBarrier();
-    if (lid == 0u) {
-        sleftp = atomicExchange(&sleft, 0u);
-    }
-    return workgroupUniformLoad(&sleftp) != 0u;
-}
+// "Contributions still pending" after bidding round r is sleft[r & 1]:
+// set by every thread that has one (the same value, so the plain stores
+// may race), read back uniformly; thread 0 clears the other flag during
+// the round, when no thread reads or writes it.
+var<workgroup> sleft: array<u32, 2>;
 
 @compute @workgroup_size(256)
 fn scatter_add_rows(@builtin(workgroup_id) wid: vec3<u32>,
@@ -202,6 +193,11 @@ fn scatter_add_rows(@builtin(workgroup_id) wid: vec3<u32>,
     if (o * C >= P[0]) { return; }            // uniform
     let jb = P[34];
     let je = min(P[35], J);
+    if (lid == 0u) {
+        sleft[0] = 0u;
+        sleft[1] = 0u;
+    }
+    var round = 0u;                           // bidding rounds so far (flag parity)
     for (var c0 = P[32]; c0 < min(P[33], C); c0 = c0 + SCT) {
         let tile = min(SCT, C - c0);
         for (var c = lid; c < tile; c = c + W) {
@@ -215,24 +211,33 @@ fn scatter_add_rows(@builtin(workgroup_id) wid: vec3<u32>,
         }
         workgroupBarrier();
         for (var j0 = jb; j0 < je; j0 = j0 + CHK) {
+            // The chunk's indices and values, all loads issued first.
+            var iv: array<u32, SQ>;
+            var sv: array<AV, SQ>;
+            for (var q = 0u; q < SQ; q = q + 1u) {
+                let j = j0 + lid * SQ + q;
+                if (j < je) {
+                    iv[q] = idx[o * J + j];
+                    sv[q] = load_src(o * J + j);
+                }
+            }
             var col = array<u32, SQ>();
             var val = array<AV, SQ>();
             var pend = 0u;                        // bit q: contribution q pending
             for (var q = 0u; q < SQ; q = q + 1u) {
                 let j = j0 + lid * SQ + q;
+                let v = iv[q];
                 if (j < je) {
-                    let p = o * J + j;
-                    let v = idx[p];
                     if (v >= C) {
-                        bad(p);
+                        bad(o * J + j);
                     } else if (v >= c0 && v < c0 + tile) {
                         pend = pend | (1u << q);
                         col[q] = v - c0;
-                        val[q] = load_src(p);
+                        val[q] = sv[q];
                     }
                 }
             }
-            var round = 0u;
+            var rounds = 0u;
             var contended = false;
             loop {
                 for (var q = 0u; q < SQ; q = q + 1u) {
@@ -241,25 +246,27 @@ fn scatter_add_rows(@builtin(workgroup_id) wid: vec3<u32>,
                     }
                 }
                 workgroupBarrier();
-                var won = 0u;
+                // A winner adds and clears its column's bid at once: a
+                // loser that reads the cleared bid still sees it lost.
                 for (var q = 0u; q < SQ; q = q + 1u) {
                     if ((pend & (1u << q)) != 0u && atomicLoad(&sown[col[q]]) == lid * SQ + q) {
-                        won = won | (1u << q);
-                    }
-                }
-                workgroupBarrier();
-                for (var q = 0u; q < SQ; q = q + 1u) {
-                    if ((won & (1u << q)) != 0u) {
                         sacc[col[q]] = add(sacc[col[q]], val[q]);
                         atomicStore(&sown[col[q]], NONE);
+                        pend = pend & ~(1u << q);
                     }
                 }
-                pend = pend & ~won;
                 round = round + 1u;
-                if (!any_left(pend != 0u, lid)) {
+                rounds = rounds + 1u;
+                if (pend != 0u) {
+                    sleft[round & 1u] = 1u;
+                }
+                if (lid == 0u) {
+                    sleft[(round + 1u) & 1u] = 0u;
+                }
+                if (workgroupUniformLoad(&sleft[round & 1u]) == 0u) {
                     break;
                 }
-                if (round == ROUNDS) {
+                if (rounds == ROUNDS) {
                     contended = true;
                     break;
                 }

@@ -42,6 +42,53 @@ var<workgroup> shs: array<f32, 256>;
 var<workgroup> shv: array<u32, 256>;
 var<workgroup> shi: array<u32, 256>;
 
+// The workgroup's 256 values v summed by the shared-memory tree (call in
+// uniform control flow; every thread returns the total). Four barriers
+// instead of eight: each step adds four values as two levels of the
+// binary tree that pairs lid with lid + 128, then lid + 64, …, 1 —
+// (a + c) + (b + d) for the quarter-strided a, b, c, d — so the sum is
+// that tree's, bit for bit, depth 8.
+fn tree_sum(lid: u32, v: f32) -> f32 {
+    shs[lid] = v;
+    for (var q = W / 4u; q > 0u; q = q / 4u) {
+        workgroupBarrier();
+        if (lid < q) {
+            shs[lid] = (shs[lid] + shs[lid + 2u * q]) + (shs[lid + q] + shs[lid + 3u * q]);
+        }
+    }
+    workgroupBarrier();
+    let total = shs[0];
+    workgroupBarrier();
+    return total;
+}
+
+// The best of the workgroup's 256 candidates, by the same four-step tree
+// (either combine is associative and commutative): (value bits, index)
+// pairs by `pick`, or with keyed set (key, index) pairs by `kbest`.
+fn tree_pick(lid: u32, c: vec2<u32>, keyed: bool) -> vec2<u32> {
+    shv[lid] = c.x;
+    shi[lid] = c.y;
+    for (var q = W / 4u; q > 0u; q = q / 4u) {
+        workgroupBarrier();
+        if (lid < q) {
+            let c0 = vec2<u32>(shv[lid], shi[lid]);
+            let c1 = vec2<u32>(shv[lid + q], shi[lid + q]);
+            let c2 = vec2<u32>(shv[lid + 2u * q], shi[lid + 2u * q]);
+            let c3 = vec2<u32>(shv[lid + 3u * q], shi[lid + 3u * q]);
+            var a = pick(pick(c0, c1), pick(c2, c3));
+            if (keyed) {
+                a = kbest(kbest(c0, c1), kbest(c2, c3));
+            }
+            shv[lid] = a.x;
+            shi[lid] = a.y;
+        }
+    }
+    workgroupBarrier();
+    let best = vec2<u32>(shv[0], shi[0]);
+    workgroupBarrier();
+    return best;
+}
+
 // Raw element bits (16-bit halves in the low bits).
 fn load_bits(e: u32) -> u32 {
     if (DT == 0u) {
@@ -130,46 +177,49 @@ fn level(@builtin(workgroup_id) wid: vec3<u32>,
     if (OP == 0u) {
         let a = sum4(seg, base, k0) + sum4(seg, base, k0 + 4u * W);
         let b = sum4(seg, base, k0 + 8u * W) + sum4(seg, base, k0 + 12u * W);
-        shs[lid] = a + b;
-        for (var s = W / 2u; s > 0u; s = s >> 1u) {
-            workgroupBarrier();
-            if (lid < s) {
-                shs[lid] = shs[lid] + shs[lid + s];
-            }
-        }
+        let total = tree_sum(lid, a + b);
         if (lid == 0u) {
-            pout[g] = bitcast<u32>(shs[0]);
+            if (P[7] == 1u) {
+                write_fused(seg, result_of(seg, total, vec2<u32>(0u, NONE)));
+            } else {
+                pout[g] = bitcast<u32>(total);
+            }
         }
     } else {
         let a = pick(pick4(seg, base, k0), pick4(seg, base, k0 + 4u * W));
         let b = pick(pick4(seg, base, k0 + 8u * W), pick4(seg, base, k0 + 12u * W));
-        let c = pick(a, b);
-        shv[lid] = c.x;
-        shi[lid] = c.y;
-        for (var s = W / 2u; s > 0u; s = s >> 1u) {
-            workgroupBarrier();
-            if (lid < s) {
-                if (better(shv[lid], shi[lid], shv[lid + s], shi[lid + s])) {
-                    shv[lid] = shv[lid + s];
-                    shi[lid] = shi[lid + s];
-                }
+        let best = tree_pick(lid, pick(a, b), false);
+        if (lid == 0u) {
+            if (P[7] == 1u) {
+                write_fused(seg, result_of(seg, 0.0, best));
+            } else {
+                pout[2u * g] = best.x;
+                pout[2u * g + 1u] = best.y;
             }
         }
-        if (lid == 0u) {
-            pout[2u * g] = shv[0];
-            pout[2u * g + 1u] = shi[0];
-        }
     }
+}
+
+// The last level writes the output itself (P[7] = 1; the host sets it when
+// one workgroup is left per segment and no other segment shares its output
+// word: f32 and index outputs, or a single half output).
+fn write_fused(seg: u32, v: u32) {
+    if (DT != 0u && FIN != 3u) {
+        dst[GUARD] = put_lane(dst[GUARD], 0u, 16u, v);   // the one half: keep the lane past the end
+        return;
+    }
+    dst[GUARD + seg] = v;
 }
 
 // `bulk`: the first sum level of a long contiguous segment (the host takes
 // it when the reduced elements are contiguous, start on a 16-byte unit and
 // K is large). One workgroup folds BCH = RB·CH elements: thread lid loads
-// the BCH/(LU·W) units c0 + lid + j·W (LU elements each, all loads
-// independent and 16 bytes wide) and adds them as a perfect pairwise tree
-// (lanes, then j: depth log2(BCH/W) = 7 + log2 RB), then the shared-memory
-// tree (depth 8): each element goes through 15 additions for RB = 8, one
-// partial per BCH elements. RB (a power of two) is Go-prepended.
+// the BU = BCH/(LU·W) units c0 + lid + j·W (LU elements each, 16-byte
+// loads, all issued before any is used: units_sum, RE = BU for this entry)
+// and adds them as a perfect pairwise tree (lanes, then j: depth
+// log2(BCH/W) = 7 + log2 RB), then the shared-memory tree (depth 8): each
+// element goes through 15 additions for RB = 8, one partial per BCH
+// elements. RB (a power of two) is Go-prepended.
 const BCH: u32 = CH * RB;
 
 @compute @workgroup_size(256)
@@ -183,21 +233,9 @@ fn bulk(@builtin(workgroup_id) wid: vec3<u32>,
     let K = P[1];
     let b = seg_base(seg) / LU;
     let u = (g % C) * (BCH / LU) + lid;
-    var v = 0.0;
-    if (LU == 4u) {
-        v = rs16(b, u, K) + rs16(b, u + 16u * W, K);   // 32 units: RB = 8, f32
-    } else {
-        v = rs16(b, u, K);                             // 16 units: RB = 8, halves
-    }
-    shs[lid] = v;
-    for (var s = W / 2u; s > 0u; s = s >> 1u) {
-        workgroupBarrier();
-        if (lid < s) {
-            shs[lid] = shs[lid] + shs[lid + s];
-        }
-    }
+    let total = tree_sum(lid, units_sum(b, u, K));
     if (lid == 0u) {
-        pout[g] = bitcast<u32>(shs[0]);
+        pout[g] = bitcast<u32>(total);
     }
 }
 
@@ -309,8 +347,8 @@ fn seq(@builtin(workgroup_id) wid: vec3<u32>,
 // prepended), at most 16·W units, with many segments. One workgroup per
 // output word (two segments for half outputs, folded one after the other)
 // writes its result directly: no partials, no second pass. Thread lid
-// folds the units lid + j·W, j < 16: sums pairwise over the lanes of a unit
-// (depth log2 LU), then over j (depth 4), then the shared-memory tree
+// folds the units lid + j·W, j < RE: sums pairwise over the lanes of a unit
+// (depth log2 LU), then over j (depth log2 RE), then the shared-memory tree
 // (depth 8). Units past the segment are exact zeros, and adding an exact
 // zero rounds nothing, so an element takes part in at most
 // log2(LU·RE·W) = ceil(log2 K) rounded additions, RE the smallest power of
@@ -319,12 +357,9 @@ fn seq(@builtin(workgroup_id) wid: vec3<u32>,
 // the smaller k — the first element equal to the extremum, whose own bits
 // (a -0 stays -0) are then read back from x.
 
-// Unit u of x (a vec4 of words) as LU summands, added pairwise; elements
-// at or past K (of the segment starting at unit b) are exact zeros.
-fn usum(b: u32, u: u32, K: u32) -> f32 {
-    let k0 = u * LU;
-    if (k0 >= K) { return 0.0; }
-    let w = x4[b + u];
+// Unit w of x (a vec4 of words, already loaded) as LU summands, added
+// pairwise; elements at or past K (k0 = the unit's first k) are exact zeros.
+fn unit_sum(w: vec4<u32>, k0: u32, K: u32) -> f32 {
     if (k0 + LU <= K) {
         if (DT == 0u) {
             return (bitcast<f32>(w.x) + bitcast<f32>(w.y)) + (bitcast<f32>(w.z) + bitcast<f32>(w.w));
@@ -340,26 +375,31 @@ fn usum(b: u32, u: u32, K: u32) -> f32 {
     return ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7]));
 }
 
+// The RE units u + j·W of the segment starting at unit b (loads first,
+// all issued before any is used), each added over its lanes, then pairwise
+// over j (depth log2 RE); elements at or past K are exact zeros.
+fn units_sum(b: u32, u: u32, K: u32) -> f32 {
+    var w: array<vec4<u32>, RE>;
+    for (var j = 0u; j < RE; j = j + 1u) {
+        if ((u + j * W) * LU < K) {
+            w[j] = x4[b + u + j * W];
+        }
+    }
+    var v: array<f32, RE>;
+    for (var j = 0u; j < RE; j = j + 1u) {
+        v[j] = unit_sum(w[j], (u + j * W) * LU, K);
+    }
+    for (var h = 1u; h < RE; h = h * 2u) {
+        for (var j = 0u; j < RE; j = j + 2u * h) {
+            v[j] = v[j] + v[j + h];
+        }
+    }
+    return v[0];
+}
+
 // The two halves of a word, added.
 fn hsum(v: u32) -> f32 {
     return widen(v & 0xffffu) + widen(v >> 16u);
-}
-
-// Units u, u + W, … (2, 4, 8, 16 of them) added pairwise.
-fn rs2(b: u32, u: u32, K: u32) -> f32 {
-    return usum(b, u, K) + usum(b, u + W, K);
-}
-
-fn rs4(b: u32, u: u32, K: u32) -> f32 {
-    return rs2(b, u, K) + rs2(b, u + 2u * W, K);
-}
-
-fn rs8(b: u32, u: u32, K: u32) -> f32 {
-    return rs4(b, u, K) + rs4(b, u + 4u * W, K);
-}
-
-fn rs16(b: u32, u: u32, K: u32) -> f32 {
-    return rs8(b, u, K) + rs8(b, u + 8u * W, K);
 }
 
 // The ordering key of element bits (wide f32 bits): larger is better for
@@ -378,56 +418,48 @@ fn ulane(w: vec4<u32>, l: u32) -> u32 {
     return (w[l >> 1u] >> ((l & 1u) * 16u)) & 0xffffu;
 }
 
-var<workgroup> shk: array<u32, 256>;
+// The better of two (key, k) candidates: the larger key, on equal keys the
+// smaller k.
+fn kbest(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+    if (b.x > a.x || (b.x == a.x && b.y < a.y)) { return b; }
+    return a;
+}
 
 // Segment seg folded by the whole workgroup (call in uniform control
-// flow); every thread returns the result bits.
+// flow); every thread returns the result bits. Thread lid loads its RE
+// units lid + j·W (RE Go-prepended: the smallest power of two with RE·W
+// units covering K), all issued before any is used.
 fn fold_row(seg: u32, lid: u32) -> u32 {
     let K = P[1];
     let KU = K / LU;
     let b = seg_base(seg) / LU;
     if (OP == 0u) {
-        shs[lid] = rs16(b, lid, K);
-        for (var s = W / 2u; s > 0u; s = s >> 1u) {
-            workgroupBarrier();
-            if (lid < s) {
-                shs[lid] = shs[lid] + shs[lid + s];
-            }
-        }
-        workgroupBarrier();
-        let sum = shs[0];
-        workgroupBarrier();
+        let sum = tree_sum(lid, units_sum(b, lid, K));
         return result_of(seg, sum, vec2<u32>(0u, NONE));
+    }
+    var w: array<vec4<u32>, RE>;
+    for (var j = 0u; j < RE; j = j + 1u) {
+        if (lid + j * W < KU) {
+            w[j] = x4[b + lid + j * W];
+        }
     }
     var bk = 0u;
     var bi = NONE;
-    for (var u = lid; u < KU; u = u + W) {
-        let w = x4[b + u];
-        for (var l = 0u; l < LU; l = l + 1u) {
-            let k = okey(ulane(w, l));
-            if (k > bk) {
-                bk = k;
-                bi = u * LU + l;
+    for (var j = 0u; j < RE; j = j + 1u) {
+        let u = lid + j * W;
+        if (u < KU) {
+            for (var l = 0u; l < LU; l = l + 1u) {
+                let k = okey(ulane(w[j], l));
+                if (k > bk) {
+                    bk = k;
+                    bi = u * LU + l;
+                }
             }
         }
     }
-    shk[lid] = bk;
-    shi[lid] = bi;
-    for (var s = W / 2u; s > 0u; s = s >> 1u) {
-        workgroupBarrier();
-        if (lid < s) {
-            let k2 = shk[lid + s];
-            let i2 = shi[lid + s];
-            if (k2 > shk[lid] || (k2 == shk[lid] && i2 < shi[lid])) {
-                shk[lid] = k2;
-                shi[lid] = i2;
-            }
-        }
-    }
-    workgroupBarrier();
-    let bestk = shk[0];
-    let besti = shi[0];
-    workgroupBarrier();
+    let best = tree_pick(lid, vec2<u32>(bk, bi), true);
+    let bestk = best.x;
+    let besti = best.y;
     if (bestk == 0u) {
         return result_of(seg, 0.0, vec2<u32>(0u, NONE));
     }
