@@ -119,7 +119,8 @@ type Device struct {
 	pool     map[poolKey][]*buffer
 	pooled   uint64
 	poolCap  uint64
-	poolHits int // buffers served from the pool (tests)
+	poolHits int    // buffers served from the pool (tests)
+	poolSeq  uint64 // buffers returned so far (eviction order)
 
 	// repeat (SetKernelRepeat): how many times a call's passes run back to
 	// back between the kernel-time stamps.

@@ -437,7 +437,7 @@ func (j *job) fill(what string, size uint64, usage wgpu.BufferUsage, zero bool, 
 	// fills the next.
 	var rest []region
 	for _, r := range staged {
-		if len(r.data) >= streamMin {
+		if len(r.data) >= streamMin && streamPieces > 1 {
 			if err := j.stream(b, r); err != nil {
 				return nil, err
 			}
@@ -470,43 +470,37 @@ func (j *job) fill(what string, size uint64, usage wgpu.BufferUsage, zero bool, 
 	return b, nil
 }
 
-// Regions of at least streamMin bytes are uploaded in pieces of streamPiece
-// bytes through a ring of streamRing staging buffers, each piece submitted
-// on its own as soon as it is filled: the copy to the GPU (over PCIe on a
-// discrete card) overlaps the host's filling of the next piece, instead of
-// following the whole fill. Variables, for tests.
+// Regions of at least streamMin bytes are uploaded in streamPieces pieces,
+// each through its own (pooled) staging buffer and submitted as soon as it
+// is filled: the GPU's copy of a piece (over PCIe on a discrete card)
+// overlaps the host's filling of the next. No staging buffer is reused
+// within a call, so the host never waits for the GPU. Variables, for tests
+// and the diag harness.
 var (
-	streamMin   = 16 << 20
-	streamPiece = 4 << 20
-	streamRing  = 4
+	streamMin    = 32 << 20
+	streamPieces = 4
 )
 
-// stream uploads r into b piece by piece (see streamMin). The pieces are
-// queued before the call's own command buffer, so its passes see them; a
-// staging buffer is refilled once its previous copy is done (mapping waits
-// for it). The device clock of the call (LastGPUTime) starts at the first
-// piece's submit.
+// stream uploads r into b piece by piece (see streamMin), queued before
+// the call's own command buffer. The device clock of the call
+// (LastGPUTime) starts at the first piece's submit.
 func (j *job) stream(b *buffer, r region) error {
 	d := j.d
-	ring := make([]*buffer, 0, streamRing)
-	for off := 0; off < len(r.data); off += streamPiece {
-		piece := r.data[off:min(off+streamPiece, len(r.data))]
-		size := uint64(round4(len(piece)))
-		k := off / streamPiece % streamRing
-		if k == len(ring) {
-			st := j.get("upload", uint64(streamPiece), wgpu.BufferUsageMapWrite|wgpu.BufferUsageCopySrc, false)
-			if st == nil {
-				return j.err
-			}
-			ring = append(ring, st)
+	n := len(r.data)
+	piece := (n/streamPieces + 15) &^ 15
+	for off := 0; off < n; off += piece {
+		part := r.data[off:min(off+piece, n)]
+		size := uint64(round4(len(part)))
+		st := j.get("upload", size, wgpu.BufferUsageMapWrite|wgpu.BufferUsageCopySrc, false)
+		if st == nil {
+			return j.err
 		}
-		st := ring[k]
 		if err := d.mapAll([]*buffer{st}, wgpu.MapModeWrite); err != nil {
 			return fmt.Errorf("upload: %v", err)
 		}
-		m := st.b.GetMappedRange(0, uint(st.size))
-		pcopy(m[:len(piece)], piece)
-		clear(m[len(piece):size])
+		m := st.b.GetMappedRange(0, uint(size))
+		pcopy(m[:len(part)], part)
+		clear(m[len(part):size])
 		st.b.Unmap()
 		enc, err := d.dev.CreateCommandEncoder(&wgpu.CommandEncoderDescriptor{Label: j.op + ":upload"})
 		if err != nil {

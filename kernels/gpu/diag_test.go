@@ -157,24 +157,42 @@ func TestDiag(t *testing.T) {
 			}
 		case plan == "variants":
 			// Tuning choices measured side by side in one process: the
-			// bulk sum's rounds (RB: 4, 8, 16 chunks per workgroup), and
-			// streamed uploads against one staging copy (host time).
+			// bulk sum's rounds (RB: 4, 8 chunks per workgroup) and its
+			// grid-stride variant (workgroups per segment), and uploads
+			// in 1, 2, 4, 8 pieces (host time).
 			byName := map[string]diagCase{}
 			for _, c := range cases {
 				byName[c.name] = c
 			}
-			for _, rb := range []int{4, 8, 16} {
+			for _, rb := range []int{4, 8} {
 				saved := bulkRounds
 				bulkRounds = rb
 				runCase(fmt.Sprintf("rb%d", rb), byName["sum_all"], *diagReps)
 				bulkRounds = saved
 			}
+			for _, g := range []int{264, 528, 1056, 2112} {
+				bulkStride = g
+				runCase(fmt.Sprintf("stride%d", g), byName["sum_all"], *diagReps)
+				bulkStride = 0
+			}
+			for _, u := range []int{1, 2, 4} {
+				selectUnits = u
+				runCase(fmt.Sprintf("upt%d", u), byName["index_select"], *diagReps)
+				selectUnits = 1
+			}
+			for _, gb := range []int{4, 8, 16} {
+				saved := gatherBatch
+				gatherBatch = gb
+				runCase(fmt.Sprintf("gb%d", gb), byName["gather"], *diagReps)
+				gatherBatch = saved
+			}
 			for _, name := range []string{"sum_all", "sum_dim", "index_select", "gather"} {
-				runCase("stream", byName[name], *diagReps)
-				saved := streamMin
-				streamMin = 1 << 62
-				runCase("onecopy", byName[name], *diagReps)
-				streamMin = saved
+				for _, pieces := range []int{1, 2, 4, 8} {
+					saved := streamPieces
+					streamPieces = pieces
+					runCase(fmt.Sprintf("pieces%d", pieces), byName[name], *diagReps)
+					streamPieces = saved
+				}
 			}
 		case strings.HasPrefix(plan, "cases="):
 			for _, c := range cases {

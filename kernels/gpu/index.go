@@ -66,8 +66,12 @@ func (d *Device) prepIndex(c *indexCall, extra ...sized) (n, nIdx int, done bool
 // checkPipe is index.wgsl's bounds check (one thread per index); its
 // bindings are the movers': params, data, indices, out, error word.
 func (d *Device) checkPipe() (*pipe, error) {
-	return d.pipeline(kernelSpec{name: "index_check", file: "index.wgsl", entry: "check", defs: []wgsl.Def{{Name: "EB", Value: 4}}, rw: moverRW})
+	return d.pipeline(kernelSpec{name: "index_check", file: "index.wgsl", entry: "check", defs: []wgsl.Def{{Name: "EB", Value: 4}, {Name: "GB", Value: 1}}, rw: moverRW})
 }
+
+// gatherBatch is gather_rows' GB: the words a thread moves per round, all
+// loads first (a tuning variable).
+var gatherBatch = 8
 
 var moverRW = []bool{false, false, false, true, true}
 
@@ -101,8 +105,8 @@ func (d *Device) runIndex(c *indexCall) (*tensor.Tensor, error) {
 	}
 	eb := c.data.DType.Size()
 	out := &tensor.Tensor{DType: c.data.DType, Shape: append([]int{}, c.outShape...)}
-	defs := []wgsl.Def{{Name: "EB", Value: uint32(eb)}}
-	name := fmt.Sprintf("index_b%d", eb)
+	defs := []wgsl.Def{{Name: "EB", Value: uint32(eb)}, {Name: "GB", Value: uint32(gatherBatch)}}
+	name := fmt.Sprintf("index_b%d_gb%d", eb, gatherBatch)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if I, _, _ := c.fast(); c.entry == "index_select" && n > 0 && I*eb%16 == 0 {
@@ -157,10 +161,16 @@ func (c *indexCall) finish(j *job, flag *outBuf, out *tensor.Tensor) (*tensor.Te
 	return out, nil
 }
 
+// selectUnits is index_rows.wgsl's UPT: the 16-byte units each thread
+// copies (a tuning variable).
+var selectUnits = 1
+
 // selectRows runs index_select through index_rows.wgsl: whole 16-byte
-// units per slice (R of them), one vec4 copy per thread. Call with d.mu held.
+// units per slice (R of them), selectUnits vec4 copies per thread. Call
+// with d.mu held.
 func (d *Device) selectRows(c *indexCall, out *tensor.Tensor, R int) (*tensor.Tensor, error) {
-	p, err := d.pipeline(kernelSpec{name: "index_select_rows", file: "index_rows.wgsl", entry: "main", rw: []bool{false, false, false, true, true}})
+	p, err := d.pipeline(kernelSpec{name: fmt.Sprintf("index_select_rows_u%d", selectUnits), file: "index_rows.wgsl", entry: "main",
+		defs: []wgsl.Def{{Name: "UPT", Value: uint32(selectUnits)}}, rw: []bool{false, false, false, true, true}})
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +181,7 @@ func (d *Device) selectRows(c *indexCall, out *tensor.Tensor, R int) (*tensor.Te
 	data := j.input("data", c.data.Data)
 	dst := j.outputTensor("out", out)
 	flag := j.output("index_error", 4, []byte{0xff, 0xff, 0xff, 0xff}, false)
-	j.dispatch(p, groupsFor(uint64(units)), params, idx, data, dst.buf, flag.buf)
+	j.dispatch(p, groupsFor((uint64(units)+uint64(selectUnits)-1)/uint64(selectUnits)), params, idx, data, dst.buf, flag.buf)
 	return c.finish(j, flag, out)
 }
 

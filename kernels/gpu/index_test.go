@@ -292,3 +292,37 @@ func TestIndexRowsStaged(t *testing.T) {
 		t.Errorf("bad index, scatter_add rows: gpu %v, cpu %v", ge, ce)
 	}
 }
+
+// The tuning variables of the movers change only how the work is split:
+// index_select with several units per thread, gather_rows with several
+// batch sizes give the CPU's bits, and report a bad index as it does.
+func TestMoverTuningVariants(t *testing.T) {
+	d := device(t)
+	r := rand.New(rand.NewSource(18))
+	defer func(u, g int) { selectUnits, gatherBatch = u, g }(selectUnits, gatherBatch)
+	table := randFloat(r, tensor.F32, []int{300, 12}, 4)
+	ids := randIdx(r, []int{1000}, 300)
+	data := randFloat(r, tensor.F16, []int{70, 64}, 4)
+	gi := randIdx(r, []int{70, 1030}, 64)
+	bad := randIdx(r, []int{70, 1030}, 64)
+	bad.U32()[5000], bad.U32()[4000] = 64, 99
+	for _, v := range []int{1, 3, 4} {
+		selectUnits, gatherBatch = v, v
+		want, _ := cpu.IndexSelect(table, ids, 0)
+		got, err := d.IndexSelect(table, ids, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameBits(t, fmt.Sprintf("index_select units %d", v), got, want)
+		want, _ = cpu.Gather(data, gi, 1)
+		if got, err = d.Gather(data, gi, 1); err != nil {
+			t.Fatal(err)
+		}
+		sameBits(t, fmt.Sprintf("gather_rows batch %d", v), got, want)
+		_, ge := d.Gather(data, bad, 1)
+		_, ce := cpu.Gather(data, bad, 1)
+		if ge == nil || ce == nil || ge.Error() != ce.Error() {
+			t.Errorf("batch %d, bad index: gpu %v, cpu %v", v, ge, ce)
+		}
+	}
+}

@@ -45,12 +45,11 @@ func addKernelFor(dt tensor.DType) addKernel {
 }
 
 // sct is scatter_add_rows' tile: the most columns (a power of two, 256 to
-// 4096) whose sums and bids fit the adapter's workgroup memory beside the
-// chunk's published contributions; 0 if not even 256 do.
+// 4096) whose sums and bids fit the adapter's workgroup memory; 0 if not
+// even 256 do.
 func (k addKernel) sct(limit uint32) uint32 {
-	chk := uint32(addSQ * wgSize * (4 + k.valB))
 	for s := uint32(4096); s >= 256; s /= 2 {
-		if s*uint32(4+k.valB)+chk+16 <= limit {
+		if s*uint32(4+k.valB)+16 <= limit {
 			return s
 		}
 	}
@@ -73,7 +72,7 @@ func (d *Device) addPipe(k addKernel, dt tensor.DType, entry string, sct uint32)
 // rounds, the sweep of a contended chunk), and per tile (its sums in and
 // out), counting the SQ-trip loops as loops.
 const (
-	scatterChunkCost = addSQ + addRounds*(1+3*addSQ) + 3*addSQ + addSQ*wgSize*(1+addSQ) + addSQ + 4
+	scatterChunkCost = 2*addSQ + addRounds*(1+2*addSQ) + 3*addSQ + addSQ*addSQ*wgSize + 4
 	scatterTileCost  = 2*4096/wgSize + 4
 )
 

@@ -48,6 +48,7 @@ type buffer struct {
 	size     uint64
 	capacity uint64
 	usage    wgpu.BufferUsage
+	pooledAt uint64 // when it was last returned to the pool (Device.poolSeq)
 }
 
 // outBuf is a buffer whose contents come back to the host. Guarded buffers
@@ -457,7 +458,7 @@ func (j *job) take(o *outBuf, m []byte) error {
 func pcopy(dst, src []byte) {
 	const piece = 4 << 20
 	n := len(src)
-	workers := min(runtime.GOMAXPROCS(0), 8, n/piece)
+	workers := min(runtime.GOMAXPROCS(0), 16, n/piece)
 	if workers < 2 {
 		copy(dst, src)
 		return

@@ -67,22 +67,53 @@ func (j *job) get(what string, size uint64, usage wgpu.BufferUsage, zero bool) *
 	return b
 }
 
-// recycle returns a call's buffers to the pool while it has room (its
-// budget, Device.poolCap), and destroys the rest.
+// recycle returns a call's buffers to the pool within its budget
+// (Device.poolCap), making room by destroying the buffers pooled longest
+// ago: a long process whose shapes change keeps the sizes it uses now,
+// not the first ones that filled the pool. A buffer larger than the whole
+// budget is destroyed.
 func (d *Device) recycle(bufs []*buffer) {
 	for _, b := range bufs {
-		if d.poolCap > 0 && d.pooled+b.capacity <= d.poolCap {
-			if d.pool == nil {
-				d.pool = map[poolKey][]*buffer{}
-			}
-			k := poolKey{b.usage, b.capacity}
-			d.pool[k] = append(d.pool[k], b)
-			d.pooled += b.capacity
+		if d.poolCap == 0 || b.capacity > d.poolCap {
+			b.b.Destroy()
+			b.b.Release()
 			continue
 		}
-		b.b.Destroy()
-		b.b.Release()
+		for d.pooled+b.capacity > d.poolCap {
+			d.evictOldest()
+		}
+		if d.pool == nil {
+			d.pool = map[poolKey][]*buffer{}
+		}
+		k := poolKey{b.usage, b.capacity}
+		d.pool[k] = append(d.pool[k], b)
+		d.pooled += b.capacity
+		d.poolSeq++
+		b.pooledAt = d.poolSeq
 	}
+}
+
+// evictOldest destroys the pooled buffer that was returned longest ago.
+func (d *Device) evictOldest() {
+	var ok bool
+	var key poolKey
+	at := -1
+	for k, list := range d.pool {
+		for i, b := range list {
+			if !ok || b.pooledAt < d.pool[key][at].pooledAt {
+				ok, key, at = true, k, i
+			}
+		}
+	}
+	if !ok {
+		return
+	}
+	list := d.pool[key]
+	b := list[at]
+	d.pool[key] = append(list[:at], list[at+1:]...)
+	d.pooled -= b.capacity
+	b.b.Destroy()
+	b.b.Release()
 }
 
 // drainPool destroys every pooled buffer.

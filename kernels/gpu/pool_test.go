@@ -3,6 +3,7 @@
 package gpu
 
 import (
+	"fmt"
 	"math/rand"
 	"testing"
 
@@ -73,10 +74,9 @@ func TestPooledBuffersAreSafe(t *testing.T) {
 	}
 }
 
-// Large inputs stream to the device in pieces through a ring of staging
-// buffers (thresholds lowered here so that a few MB take the path, with a
-// ragged last piece and every ring slot refilled): the results are those
-// of the one-copy upload, the device clock covers the streamed pieces.
+// Large inputs stream to the device in pieces, each through its own
+// staging buffer (thresholds lowered here so that a few MB take the path,
+// with a ragged last piece): the results are those of the one-copy upload.
 func TestStreamedUploads(t *testing.T) {
 	d := device(t)
 	r := rand.New(rand.NewSource(51))
@@ -94,14 +94,43 @@ func TestStreamedUploads(t *testing.T) {
 		}
 		return s, g
 	}
+	defer func(a, b int) { streamMin, streamPieces = a, b }(streamMin, streamPieces)
+	streamPieces = 1
 	s0, g0 := run()
-	defer func(a, b, c int) { streamMin, streamPiece, streamRing = a, b, c }(streamMin, streamPiece, streamRing)
-	streamMin, streamPiece, streamRing = 1<<20, 256<<10, 3
-	for range 2 {
+	streamMin = 1 << 20
+	for _, pieces := range []int{2, 3, 7} {
+		streamPieces = pieces
 		s1, g1 := run()
-		sameBits(t, "sum_all streamed", s1, s0)
-		sameBits(t, "index_select streamed", g1, g0)
-		want, _ := cpu.IndexSelect(table, ids, 0)
-		sameBits(t, "index_select streamed vs cpu", g1, want)
+		sameBits(t, fmt.Sprintf("sum_all in %d pieces", pieces), s1, s0)
+		sameBits(t, fmt.Sprintf("index_select in %d pieces", pieces), g1, g0)
+	}
+	want, _ := cpu.IndexSelect(table, ids, 0)
+	sameBits(t, "index_select vs cpu", g0, want)
+}
+
+// The pool keeps what a process uses now: once it is full, a buffer of a
+// new size evicts the ones returned longest ago instead of being dropped.
+func TestPoolEvictsOldest(t *testing.T) {
+	d := device(t)
+	saved := d.poolCap
+	defer func() { d.poolCap = saved; d.drainPool() }()
+	d.drainPool()
+	d.poolCap = 4 << 20
+	r := rand.New(rand.NewSource(52))
+	for _, n := range []int{1 << 18, 1<<18 + 1000, 1<<18 + 3000, 1<<18 + 7000} { // four size classes
+		if _, err := d.SumAll(randFloat(r, tensor.F32, []int{n}, 1)); err != nil {
+			t.Fatal(err)
+		}
+		if d.pooled > d.poolCap {
+			t.Fatalf("pooled %d > cap %d", d.pooled, d.poolCap)
+		}
+	}
+	x := randFloat(r, tensor.F32, []int{1<<18 + 7000}, 1)
+	hits := d.poolHits
+	if _, err := d.SumAll(x); err != nil {
+		t.Fatal(err)
+	}
+	if d.poolHits == hits {
+		t.Errorf("the latest size class was not kept in a full pool (hits %d)", hits)
 	}
 }

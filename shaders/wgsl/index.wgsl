@@ -3,7 +3,8 @@
 // which is index_select along dim 0) and gather, and the bounds check that
 // every index kernel runs first (the adds are index_add.wgsl).
 //
-// Specialisation: EB (element bytes 2|4|8).
+// Specialisation: EB (element bytes 2|4|8), GB (gather_rows' words per
+// thread per round).
 //
 // Bounds: `check` (one thread per index element) records the smallest flat
 // position p with idx[p] >= bound in err[0] (atomicMin), which is the first
@@ -170,8 +171,8 @@ fn staged(k: u32, half: bool) -> u32 {
 // A thread moves GB words per round, all loads issued before any is used
 // (a load followed at once by its use would wait out the memory latency
 // once per word).
-const GB: u32 = 8u;
-const GB2: u32 = 16u;                       // 2·GB: the indices of GB words of halves
+// GB is Go-prepended.
+const GB2: u32 = 2u * GB;                   // the indices of GB words of halves
 
 // Copies `words` words of data, starting at word w0, into srow; ends
 // with a barrier.

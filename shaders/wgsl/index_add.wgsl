@@ -158,12 +158,14 @@ fn index_add_rows(@builtin(workgroup_id) wid: vec3<u32>,
 // order, SQ consecutive j per thread. Within a chunk the contributions to
 // one column take turns, smallest j first: each round every pending
 // contribution bids its j for its column (atomicMin), the winners add, the
-// rest bid again. A chunk whose columns are still contended after ROUNDS
-// rounds publishes its pending contributions (scol, sval), and the
-// smallest pending j of each column adds that column's rest in one ordered
-// sweep of the chunk. A thread so loops at most about ROUNDS + CHK times a
-// chunk. No host table, no global atomics; an index >= C is never used
-// (its position goes to err[0]).
+// rest bid again. A column still contended after ROUNDS rounds has had
+// exactly its ROUNDS smallest j added (one winner a round), so its pending
+// contributions are all of its contributions from the smallest pending j
+// on: the thread holding that one adds them in one ordered sweep of the
+// rest of the chunk, read again from idx and src (just loaded: cached).
+// A thread so loops at most about ROUNDS + CHK times a chunk. No host
+// table, no global atomics; an index >= C is never used (its position goes
+// to err[0]).
 //
 // Pass words: P[32] .. P[33] the columns (whole tiles) and P[34] .. P[35]
 // the j range (whole chunks) of this pass; a pass after the first j range
@@ -175,8 +177,6 @@ const ROUNDS: u32 = 8u;
 
 var<workgroup> sacc: array<AV, SCT>;
 var<workgroup> sown: array<atomic<u32>, SCT>;
-var<workgroup> scol: array<u32, CHK>;
-var<workgroup> sval: array<AV, CHK>;
 // "Contributions still pending" after bidding round r is sleft[r & 1]:
 // set by every thread that has one (the same value, so the plain stores
 // may race), read back uniformly; thread 0 clears the other flag during
@@ -273,37 +273,23 @@ fn scatter_add_rows(@builtin(workgroup_id) wid: vec3<u32>,
             }
             if (contended) {                      // one ordered sweep per contended column
                 for (var q = 0u; q < SQ; q = q + 1u) {
-                    let i = lid * SQ + q;
                     if ((pend & (1u << q)) != 0u) {
-                        scol[i] = col[q];
-                        sval[i] = val[q];
-                        atomicMin(&sown[col[q]], i);
-                    } else {
-                        scol[i] = NONE;
+                        atomicMin(&sown[col[q]], lid * SQ + q);
                     }
                 }
                 workgroupBarrier();
-                var own = 0u;                     // bit q: q is its column's first pending
-                var acc = array<AV, SQ>();
-                var k_first = CHK;
                 for (var q = 0u; q < SQ; q = q + 1u) {
-                    if ((pend & (1u << q)) != 0u && atomicLoad(&sown[col[q]]) == lid * SQ + q) {
-                        own = own | (1u << q);
-                        acc[q] = sacc[col[q]];
-                        k_first = min(k_first, lid * SQ + q);
-                    }
-                }
-                for (var k = k_first; k < CHK; k = k + 1u) {
-                    let c = scol[k];
-                    for (var q = 0u; q < SQ; q = q + 1u) {
-                        if ((own & (1u << q)) != 0u && c == col[q]) {
-                            acc[q] = add(acc[q], sval[k]);
+                    let i = lid * SQ + q;
+                    if ((pend & (1u << q)) != 0u && atomicLoad(&sown[col[q]]) == i) {
+                        var acc = sacc[col[q]];
+                        let c = col[q] + c0;
+                        let end = min(j0 + CHK, je);
+                        for (var j = j0 + i; j < end; j = j + 1u) {
+                            if (idx[o * J + j] == c) {
+                                acc = add(acc, load_src(o * J + j));
+                            }
                         }
-                    }
-                }
-                for (var q = 0u; q < SQ; q = q + 1u) {
-                    if ((own & (1u << q)) != 0u) {
-                        sacc[col[q]] = acc[q];
+                        sacc[col[q]] = acc;
                     }
                 }
                 workgroupBarrier();

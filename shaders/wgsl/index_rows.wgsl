@@ -1,7 +1,7 @@
 // index_rows.wgsl — index_select (and embedding) when every selected slice
 // is a whole number of 16-byte units (inner · element bytes % 16 == 0):
-// one thread per 16-byte unit of the output, one vec4 load and one vec4
-// store, any dtype (a byte mover: bit-exact).
+// UPT 16-byte units of the output per thread (vec4 loads and stores), any
+// dtype (a byte mover: bit-exact).
 //
 // Output unit t belongs to slice r = t / R (R units per slice) at unit
 // u = t % R; the slice is (outer o, position k) = (r / m, r % m) and copies
@@ -19,16 +19,29 @@
 fn main(@builtin(workgroup_id) wid: vec3<u32>,
         @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
-    let t = thread_id(wid, nwg, lid);
-    if (t >= P[0]) { return; }
+    // UPT units per thread (Go-prepended), W apart: all loads first.
+    let t0 = group_id(wid, nwg) * (UPT * W) + lid;
     let R = P[1];
-    let r = t / R;
-    let o = r / P[2];
-    let k = r - o * P[2];
-    let v = idx[k];
-    if (v >= P[3]) {
-        atomicMin(&err[0], k);
-        return;
+    var v: array<vec4<u32>, UPT>;
+    var ok = 0u;                              // bit i: unit i loaded
+    for (var i = 0u; i < UPT; i = i + 1u) {
+        let t = t0 + i * W;
+        if (t < P[0]) {
+            let r = t / R;
+            let o = r / P[2];
+            let k = r - o * P[2];
+            let x = idx[k];
+            if (x >= P[3]) {
+                atomicMin(&err[0], k);
+            } else {
+                v[i] = data[(o * P[3] + x) * R + (t - r * R)];
+                ok = ok | (1u << i);
+            }
+        }
     }
-    dst[GUARD / 4u + t] = data[(o * P[3] + v) * R + (t - r * R)];
+    for (var i = 0u; i < UPT; i = i + 1u) {
+        if ((ok & (1u << i)) != 0u) {
+            dst[GUARD / 4u + t0 + i * W] = v[i];
+        }
+    }
 }
