@@ -156,41 +156,24 @@ func TestDiag(t *testing.T) {
 				runCase("reopen", c, *diagReps)
 			}
 		case plan == "variants":
-			// Tuning choices measured side by side in one process: the
-			// bulk sum's rounds (RB: 4, 8 chunks per workgroup) and its
-			// grid-stride variant (workgroups per segment), and uploads
-			// in 1, 2, 4, 8 pieces (host time).
+			// Tuning choices measured side by side in one process:
+			// scatter_add_rows' contributions per thread per chunk, and
+			// uploads in pieces by size, 1, 2 or 4 (host time).
 			byName := map[string]diagCase{}
 			for _, c := range cases {
 				byName[c.name] = c
 			}
-			for _, rb := range []int{4, 8} {
-				saved := bulkRounds
-				bulkRounds = rb
-				runCase(fmt.Sprintf("rb%d", rb), byName["sum_all"], *diagReps)
-				bulkRounds = saved
-			}
-			for _, g := range []int{264, 528, 1056, 2112} {
-				bulkStride = g
-				runCase(fmt.Sprintf("stride%d", g), byName["sum_all"], *diagReps)
-				bulkStride = 0
-			}
-			for _, u := range []int{1, 2, 4} {
-				selectUnits = u
-				runCase(fmt.Sprintf("upt%d", u), byName["index_select"], *diagReps)
-				selectUnits = 1
-			}
-			for _, gb := range []int{4, 8, 16} {
-				saved := gatherBatch
-				gatherBatch = gb
-				runCase(fmt.Sprintf("gb%d", gb), byName["gather"], *diagReps)
-				gatherBatch = saved
+			for _, sq := range []int{4, 8} {
+				saved := addSQ
+				addSQ = sq
+				runCase(fmt.Sprintf("sq%d", sq), byName["scatter_add"], *diagReps)
+				addSQ = saved
 			}
 			for _, name := range []string{"sum_all", "sum_dim", "index_select", "gather"} {
-				for _, pieces := range []int{1, 2, 4, 8} {
+				for _, n := range []int{0, 1, 2, 4} { // 0: by size (the default)
 					saved := streamPieces
-					streamPieces = pieces
-					runCase(fmt.Sprintf("pieces%d", pieces), byName[name], *diagReps)
+					streamPieces = n
+					runCase(fmt.Sprintf("pieces%d", n), byName[name], *diagReps)
 					streamPieces = saved
 				}
 			}

@@ -71,7 +71,7 @@ func (d *Device) checkPipe() (*pipe, error) {
 
 // gatherBatch is gather_rows' GB: the words a thread moves per round, all
 // loads first (a tuning variable).
-var gatherBatch = 8
+var gatherBatch = 16
 
 var moverRW = []bool{false, false, false, true, true}
 
@@ -163,7 +163,7 @@ func (c *indexCall) finish(j *job, flag *outBuf, out *tensor.Tensor) (*tensor.Te
 
 // selectUnits is index_rows.wgsl's UPT: the 16-byte units each thread
 // copies (a tuning variable).
-var selectUnits = 1
+var selectUnits = 4
 
 // selectRows runs index_select through index_rows.wgsl: whole 16-byte
 // units per slice (R of them), selectUnits vec4 copies per thread. Call

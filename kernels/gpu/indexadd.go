@@ -14,13 +14,13 @@ import (
 // in ascending src flat order, one add at a time in the dtype: bitwise the
 // CPU oracle's result.
 
-// addSQ is scatter_add_rows' contributions per thread per chunk, and
-// addRounds its bidding rounds before a contended chunk is swept (ROUNDS
-// in index_add.wgsl).
-const (
-	addSQ     = 4
-	addRounds = 8
-)
+// addRounds is scatter_add_rows' bidding rounds before a contended chunk
+// is swept (ROUNDS in index_add.wgsl).
+const addRounds = 8
+
+// addSQ is scatter_add_rows' contributions per thread per chunk (SQ; a
+// tuning variable: 8 makes a chunk 2048 contributions).
+var addSQ = 8
 
 // addChain is the most contributions of one bucket that a general add
 // pass folds per element; a unit of two halves folds two elements.
@@ -61,20 +61,21 @@ func (d *Device) addPipe(k addKernel, dt tensor.DType, entry string, sct uint32)
 		name:  fmt.Sprintf("index_add_%s_sq%d_sct%d", dtName(dt), addSQ, sct),
 		file:  "index_add.wgsl",
 		entry: entry,
-		defs: []wgsl.Def{{Name: "DT", Value: k.dt}, {Name: "PER", Value: k.per}, {Name: "SQ", Value: addSQ},
+		defs: []wgsl.Def{{Name: "DT", Value: k.dt}, {Name: "PER", Value: k.per}, {Name: "SQ", Value: uint32(addSQ)},
 			{Name: "SCT", Value: max(sct, 256)}, {Frag: k.io}},
 		rw: []bool{false, false, false, false, true, true, false, true},
 	})
 }
 
-// scatterRowsCost is the most loop iterations of one scatter_add_rows
+// scatterChunkCost is the most loop iterations of one scatter_add_rows
 // invocation per chunk of SQ·W contributions (the loads, ROUNDS bidding
-// rounds, the sweep of a contended chunk), and per tile (its sums in and
-// out), counting the SQ-trip loops as loops.
-const (
-	scatterChunkCost = 2*addSQ + addRounds*(1+2*addSQ) + 3*addSQ + addSQ*addSQ*wgSize + 4
-	scatterTileCost  = 2*4096/wgSize + 4
-)
+// rounds, the sweep of a contended chunk), counting the SQ-trip loops as
+// loops; scatterTileCost per tile (its sums in and out).
+func scatterChunkCost() int {
+	return 2*addSQ + addRounds*(1+2*addSQ) + 3*addSQ + addSQ*addSQ*wgSize + 4
+}
+
+const scatterTileCost = 2*4096/wgSize + 4
 
 // runAdd runs index_add or scatter_add.
 func (d *Device) runAdd(c *indexCall) (*tensor.Tensor, error) {
@@ -209,8 +210,8 @@ func scatterRowsPasses(C, J, sct int) [][4]uint32 {
 	chk := addSQ * wgSize
 	chunks := max(1, (J+chk-1)/chk)
 	tiles := (C + sct - 1) / sct
-	cg := min(chunks, max(1, (loopBudget-scatterTileCost)/scatterChunkCost))
-	tg := min(tiles, max(1, loopBudget/(scatterTileCost+cg*scatterChunkCost)))
+	cg := min(chunks, max(1, (loopBudget-scatterTileCost)/scatterChunkCost()))
+	tg := min(tiles, max(1, loopBudget/(scatterTileCost+cg*scatterChunkCost())))
 	var ps [][4]uint32
 	for tb := 0; tb < tiles; tb += tg {
 		for jb := 0; jb < chunks; jb += cg {

@@ -98,11 +98,11 @@ func TestStreamedUploads(t *testing.T) {
 	streamPieces = 1
 	s0, g0 := run()
 	streamMin = 1 << 20
-	for _, pieces := range []int{2, 3, 7} {
-		streamPieces = pieces
+	for _, n := range []int{2, 3, 7} {
+		streamPieces = n
 		s1, g1 := run()
-		sameBits(t, fmt.Sprintf("sum_all in %d pieces", pieces), s1, s0)
-		sameBits(t, fmt.Sprintf("index_select in %d pieces", pieces), g1, g0)
+		sameBits(t, fmt.Sprintf("sum_all in %d pieces", n), s1, s0)
+		sameBits(t, fmt.Sprintf("index_select in %d pieces", n), g1, g0)
 	}
 	want, _ := cpu.IndexSelect(table, ids, 0)
 	sameBits(t, "index_select vs cpu", g0, want)

@@ -39,9 +39,6 @@ const (
 var (
 	bulkRounds = 8                        // RB in reduce.wgsl (a power of two)
 	bulkMin    = 256 * bulkRounds * chunk // 2^23: at least 256 bulk workgroups
-	// bulkStride > 0 takes `bulks` instead: that many workgroups per
-	// segment in a grid-stride loop (a tuning variant, off by default).
-	bulkStride = 0
 )
 
 func dtTag(dt tensor.DType) uint32 {
@@ -221,8 +218,6 @@ func (r *reduction) spec(entry string) kernelSpec {
 		re = r.rowUnits()
 	case "bulk":
 		re = bulkRounds * chunk / (r.unit() * wgSize)
-	case "bulks":
-		re = 8
 	}
 	return kernelSpec{
 		name:  fmt.Sprintf("reduce_%s_op%d_%s_rb%d_re%d", fin, r.opKind, dtName(r.x.DType), bulkRounds, re),
@@ -293,9 +288,6 @@ func (r *reduction) levels(j *job, x *buffer, dst *buffer, p, pb *pipe, fuse boo
 			lp, ch = pb, bulkRounds*chunk
 		}
 		c := max(1, (kcur+ch-1)/ch)
-		if lp == pb && bulkStride > 0 {
-			c = min(c, bulkStride)
-		}
 		pw := r.params(kcur, c, level0)
 		halfOut := r.x.DType.Size() == 2 && r.fin != finArg
 		fused = fuse && c == 1 && lp == p && !r.f64() && (!halfOut || nseg == 1)
@@ -373,11 +365,7 @@ func (d *Device) reduce(r *reduction) (*tensor.Tensor, error) {
 	}
 	var pb *pipe
 	if r.bulk() {
-		entry := "bulk"
-		if bulkStride > 0 {
-			entry = "bulks"
-		}
-		if pb, err = d.pipeline(r.spec(entry)); err != nil {
+		if pb, err = d.pipeline(r.spec("bulk")); err != nil {
 			return nil, err
 		}
 	}

@@ -228,14 +228,6 @@ func TestReduceBulkSums(t *testing.T) {
 	defer func(m int) { bulkMin = m }(bulkMin)
 	bulkMin = seqMax + 1
 	r := rand.New(rand.NewSource(21))
-	defer func() { bulkStride = 0 }()
-	for _, stride := range []int{0, 3} { // 3: the grid-stride variant, several chunks per thread
-		bulkStride = stride
-		testBulkSums(t, d, r)
-	}
-}
-
-func testBulkSums(t *testing.T, d *Device, r *rand.Rand) {
 	for _, dt := range gpuFloats {
 		for _, sh := range [][]int{{33}, {4103}, {32768}, {40000}, {3, 32776}, {3, 33333}, {2, 70001}} {
 			x := randFloat(r, dt, sh, 1)
@@ -253,7 +245,7 @@ func testBulkSums(t *testing.T, d *Device, r *rand.Rand) {
 				if mean {
 					f, name = (*Device).MeanDim, "bulk mean_dim"
 				}
-				name = fmt.Sprintf("%s/%v%v/stride=%d", name, dt, sh, bulkStride)
+				name = fmt.Sprintf("%s/%v%v", name, dt, sh)
 				got, err := f(d, x, dim)
 				if err != nil {
 					t.Errorf("%s: %v", name, err)

@@ -173,6 +173,7 @@ fn index_add_rows(@builtin(workgroup_id) wid: vec3<u32>,
 // the dtype).
 
 const CHK: u32 = SQ * W;
+const STW: u32 = SCT / W;                   // a tile's columns per thread
 const ROUNDS: u32 = 8u;
 
 var<workgroup> sacc: array<AV, SCT>;
@@ -200,14 +201,26 @@ fn scatter_add_rows(@builtin(workgroup_id) wid: vec3<u32>,
     var round = 0u;                           // bidding rounds so far (flag parity)
     for (var c0 = P[32]; c0 < min(P[33], C); c0 = c0 + SCT) {
         let tile = min(SCT, C - c0);
-        for (var c = lid; c < tile; c = c + W) {
-            if (jb == 0u) {
-                sacc[c] = load_data(o * C + c0 + c);
-            } else {
+        // The tile's sums from base (or from dst, where an earlier pass
+        // left them): all loads first.
+        var t: array<AV, STW>;
+        for (var i = 0u; i < STW; i = i + 1u) {
+            let c = lid + i * W;
+            if (c < tile) {
                 let e = o * C + c0 + c;
-                sacc[c] = unit_lane(unit_read(e / PER), e % PER);
+                if (jb == 0u) {
+                    t[i] = load_data(e);
+                } else {
+                    t[i] = unit_lane(unit_read(e / PER), e % PER);
+                }
             }
-            atomicStore(&sown[c], NONE);
+        }
+        for (var i = 0u; i < STW; i = i + 1u) {
+            let c = lid + i * W;
+            if (c < tile) {
+                sacc[c] = t[i];
+                atomicStore(&sown[c], NONE);
+            }
         }
         workgroupBarrier();
         for (var j0 = jb; j0 < je; j0 = j0 + CHK) {

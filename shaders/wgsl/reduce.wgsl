@@ -239,33 +239,6 @@ fn bulk(@builtin(workgroup_id) wid: vec3<u32>,
     }
 }
 
-// `bulks`: the first sum level of a long contiguous segment as a grid-
-// stride loop (the host's alternative to `bulk`): C = P[3] workgroups per
-// segment; workgroup g takes the chunks of RE·W units g % C, g % C + C, …,
-// each thread adding its RE units pairwise (units_sum) into a running sum,
-// then the shared-memory tree. Depth for an element: log2(LU·RE) + the
-// chunks a thread visits + 8.
-@compute @workgroup_size(256)
-fn bulks(@builtin(workgroup_id) wid: vec3<u32>,
-         @builtin(num_workgroups) nwg: vec3<u32>,
-         @builtin(local_invocation_index) lid: u32) {
-    let g = group_id(wid, nwg);
-    let C = P[3];
-    if (g >= P[0] * C) { return; }          // uniform: the whole workgroup leaves
-    let seg = g / C;
-    let K = P[1];
-    let b = seg_base(seg) / LU;
-    let KU = (K + LU - 1u) / LU;
-    var acc = 0.0;
-    for (var c = g % C; c * RE * W < KU; c = c + C) {
-        acc = acc + units_sum(b, c * RE * W + lid, K);
-    }
-    let total = tree_sum(lid, acc);
-    if (lid == 0u) {
-        pout[g] = bitcast<u32>(total);
-    }
-}
-
 // The output element for segment seg from its reduced f32 sum or pair.
 fn result_of(seg: u32, sum: f32, pr: vec2<u32>) -> u32 {
     let K = P[1];
@@ -470,6 +443,29 @@ fn fold_row(seg: u32, lid: u32) -> u32 {
             w[j] = x4[b + lid + j * W];
         }
     }
+    if (FIN == 2u) {
+        // The extremum's value needs no index: the largest key (an integer
+        // max per element), inverted, unless it is a zero's (whose sign
+        // the key does not hold) — then the first zero's own bits.
+        var mk = 0u;
+        for (var j = 0u; j < RE; j = j + 1u) {
+            if (lid + j * W < KU) {
+                for (var l = 0u; l < LU; l = l + 1u) {
+                    mk = max(mk, okey(ulane(w[j], l)));
+                }
+            }
+        }
+        let best = tree_pick(lid, vec2<u32>(mk, 0u), true).x;
+        if (best == 0u) {
+            return result_of(seg, 0.0, vec2<u32>(0u, NONE));
+        }
+        if (best != okey(0u)) {
+            if (DT == 0u) {
+                return unkey(best);
+            }
+            return narrow(bitcast<f32>(unkey(best)));  // exact: a value of the dtype
+        }
+    }
     var bk = 0u;
     var bi = NONE;
     for (var j = 0u; j < RE; j = j + 1u) {
@@ -490,14 +486,11 @@ fn fold_row(seg: u32, lid: u32) -> u32 {
     if (bestk == 0u) {
         return result_of(seg, 0.0, vec2<u32>(0u, NONE));
     }
-    if (DT == 0u && FIN == 2u && bestk != okey(0u)) {
-        return unkey(bestk);                          // a nonzero f32: its bits from the key
-    }
     return result_of(seg, 0.0, vec2<u32>(load_bits(seg_base(seg) + besti), besti));
 }
 
-// The f32 bits of a non-NaN, nonzero value's key (okey inverted); a zero's
-// sign is not in its key, so a zero winner is read back from x instead.
+// The wide f32 bits of a non-NaN, nonzero value's key (okey inverted); a
+// zero's sign is not in its key.
 fn unkey(k: u32) -> u32 {
     var f = k;
     if (OP != 1u) { f = ~k; }
