@@ -19,8 +19,9 @@ import (
 const addRounds = 8
 
 // addSQ is scatter_add_rows' contributions per thread per chunk (SQ; a
-// tuning variable: 8 makes a chunk 2048 contributions).
-var addSQ = 8
+// tuning variable). On the H200, scatter_add along dim 1 of [4096, 4096]
+// took 377 us with 4 and 517 with 8.
+var addSQ = 4
 
 // addChain is the most contributions of one bucket that a general add
 // pass folds per element; a unit of two halves folds two elements.
