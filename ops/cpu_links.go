@@ -109,6 +109,7 @@ func CPULinks() []Link {
 		{EntryPoint: refOracle + "reduce_max_to_backward", Ops: []string{"reduce_max_to_backward"}, Impl: reduceMaxToBwImpl, Where: "kernels/cpu.ReduceMaxToBackward"},
 		// This project's own CPU contract.
 		{EntryPoint: "fkc::cpu::masked_fill", Ops: []string{"masked_fill"}, Impl: maskedFillImpl, Where: "kernels/cpu.MaskedFill"},
+		{EntryPoint: "fkc::cpu::sum_all_blocked", Runs: []string{"sum/all"}, Impl: unary(cpu.SumAllBlocked), Where: "kernels/cpu.SumAllBlocked (blocked 32-lane order; SumAllBlockedRef is its reference walk)"},
 	}
 	for _, dt := range []string{"f32", "f64", "bf16", "f16"} {
 		links = append(links, Link{EntryPoint: cpuBackend + "pad_backward_" + dt, Ops: padBackwardModes, Impl: padBackwardImpl, Where: "kernels/cpu.PadBackward (f64 accumulator)"})
