@@ -132,27 +132,48 @@ func gatherRows[E any](data []E, idx []uint32, out []E, dShape, iShape []int, di
 				}
 			}
 			irow, orow := idx[r*L:(r+1)*L], out[r*L:(r+1)*L]
+			var ok bool
 			if dim == last {
-				row := data[base : base+nd]
-				for c, ix := range irow {
-					if int(ix) >= len(row) {
-						bad.Store(true)
-						continue
-					}
-					orow[c] = row[ix]
-				}
-				continue
+				ok = gatherRow(orow, data[base:base+nd], irow)
+			} else {
+				ok = gatherCol(orow, data[base:], irow, nd, ds)
 			}
-			for c, ix := range irow {
-				if int(ix) >= nd {
-					bad.Store(true)
-					continue
-				}
-				orow[c] = data[base+c+int(ix)*ds]
+			if !ok {
+				bad.Store(true)
 			}
 		}
 	})
 	return !bad.Load()
+}
+
+// gatherRow is dst[c] = row[idx[c]]; false if an index is ≥ len(row) (that
+// element is then left unwritten). Small and separate so that the loop
+// keeps everything in registers.
+func gatherRow[E any](dst, row []E, idx []uint32) bool {
+	dst = dst[:len(idx)]
+	ok := true
+	for c, ix := range idx {
+		if int(ix) >= len(row) {
+			ok = false
+			continue
+		}
+		dst[c] = row[ix]
+	}
+	return ok
+}
+
+// gatherCol is dst[c] = data[c + idx[c]·ds] for indices < nd.
+func gatherCol[E any](dst, data []E, idx []uint32, nd, ds int) bool {
+	dst = dst[:len(idx)]
+	ok := true
+	for c, ix := range idx {
+		if int(ix) >= nd {
+			ok = false
+			continue
+		}
+		dst[c] = data[c+int(ix)*ds]
+	}
+	return ok
 }
 
 // GatherRef is the oracle's walk: per index position p, unflatten, replace
