@@ -30,11 +30,9 @@ func IndexSelect(data, indices *tensor.Tensor, dim int) (*tensor.Tensor, error) 
 	outer, n, inner := split3(data.Shape, dim)
 	run := inner * data.DType.Size()
 	m := len(idx)
+	srcOf := func(r int) int { return (r/m*n + int(idx[r%m])) * run } // output run r = (o, k)
 	par.For(outer*m, 2*run, func(lo, hi int) {
-		for r := lo; r < hi; r++ { // output run r = (o, k)
-			src := (r/m*n + int(idx[r%m])) * run
-			copy(out.Data[r*run:(r+1)*run], data.Data[src:src+run])
-		}
+		copyRows(out.Data, data.Data, run, lo, hi, srcOf)
 	})
 	return out, nil
 }
@@ -224,13 +222,36 @@ func Embedding(table, ids *tensor.Tensor) (*tensor.Tensor, error) {
 	out := newOutput(table.DType, shape)
 	row := D * table.DType.Size()
 	par.For(len(id), 2*row, func(lo, hi int) {
-		for i, v := range id[lo:hi] {
-			i += lo
-			copy(out.Data[i*row:(i+1)*row], table.Data[int(v)*row:(int(v)+1)*row])
-		}
+		copyRows(out.Data, table.Data, row, lo, hi, func(i int) int { return int(id[i]) * row })
 	})
 	return out, nil
 }
+
+// copyRows copies rows lo..hi-1 of run bytes each into dst, row r from src
+// at byte offset srcOf(r). The rows come from random places, so a row's
+// first cache line always waits for memory; prefetching the row a few
+// ahead overlaps those waits (about 2× on 1 KiB rows).
+func copyRows(dst, src []byte, run, lo, hi int, srcOf func(int) int) {
+	for r := lo; r < hi; r++ {
+		if run >= prefetchMinRow && r+prefetchAhead < hi {
+			p := srcOf(r + prefetchAhead)
+			prefetch(src[p : p+min(run, prefetchMaxBytes)])
+		}
+		s := srcOf(r)
+		copy(dst[r*run:(r+1)*run], src[s:s+run])
+	}
+}
+
+// Prefetch distance and extent for rows fetched at random: prefetchAhead
+// rows ahead (8 measured best on 1 KiB rows; 4 and 16 within noise), at
+// most prefetchMaxBytes of each (the hardware prefetcher follows a long
+// row by itself), and only rows of prefetchMinRow bytes or more, where a
+// call per row is cheap next to the copy.
+const (
+	prefetchAhead    = 8
+	prefetchMaxBytes = 2048
+	prefetchMinRow   = 256
+)
 
 // ---- index_add / scatter_add ----
 
@@ -302,7 +323,12 @@ func IndexAdd(base, indices, src *tensor.Tensor, dim int) (*tensor.Tensor, error
 			o, c := u/nc, u%nc
 			r0, r1 := (o*nb+c*C)*rowBytes, (o*nb+min((c+1)*C, nb))*rowBytes
 			copy(out.Data[r0:r1], base.Data[r0:r1])
-			for _, i := range order[first[c]:first[c+1]] {
+			rows := order[first[c]:first[c+1]]
+			for k, i := range rows {
+				if rowBytes >= prefetchMinRow && k+prefetchAhead < len(rows) {
+					p := (o*m + rows[k+prefetchAhead]) * rowBytes
+					prefetch(src.Data[p : p+min(rowBytes, prefetchMaxBytes)])
+				}
 				addRow((o*nb+int(idx[i]))*inner, (o*m+i)*inner, inner)
 			}
 		}

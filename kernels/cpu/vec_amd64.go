@@ -54,6 +54,13 @@ func widenAddF32AVX2(acc []float64, g []float32)
 //go:noescape
 func narrowF32AVX2(dst []float32, src []float64)
 
+//go:noescape
+func prefetchAVX2(b []byte)
+
+// prefetch asks for b's cache lines ahead of use: a row about to be copied
+// from a random place, whose latency no hardware prefetcher can hide.
+func prefetch(b []byte) { prefetchAVX2(b) }
+
 // pick is the assembly when the CPU has AVX2, else the Go loop.
 func pick[F any](asm, goLoop F) F {
 	if useAVX2 {

@@ -431,3 +431,17 @@ narrowloop:
 narrowdone:
 	VZEROUPPER
 	RET
+
+// func prefetchAVX2(b []byte)  (any length; one PREFETCHT0 per 64 bytes)
+TEXT ·prefetchAVX2(SB), NOSPLIT, $0-24
+	MOVQ b_base+0(FP), SI
+	MOVQ b_len+8(FP), CX
+	ADDQ SI, CX
+prefetchloop:
+	CMPQ SI, CX
+	JAE prefetchdone
+	PREFETCHT0 (SI)
+	ADDQ $64, SI
+	JMP prefetchloop
+prefetchdone:
+	RET

@@ -29,3 +29,5 @@ func addF32(dst, src []float32)              { addGo(dst, src) }
 func addF64(dst, src []float64)              { addGo(dst, src) }
 func widenAddF32(acc []float64, g []float32) { widenAddF32Go(acc, g) }
 func narrowF32(dst []float32, src []float64) { narrowF32Go(dst, src) }
+
+func prefetch(b []byte) {}
