@@ -370,8 +370,8 @@ func foldDim[T float](k foldKind, x, out []T, outer, n, inner int, rnd func(T) T
 // foldRows folds each length-n row of x into its slot of out.
 func foldRows[T float](k foldKind, x, out []T, n int, rnd func(T) T) {
 	o := 0
-	if x32, ok := any(x).([]float32); ok && k == foldSum && rnd == nil && n >= 8 {
-		out32 := any(out).([]float32)
+	if is32[T]() && k == foldSum && rnd == nil && n >= 8 {
+		x32, out32 := as[float32](x), as[float32](out)
 		cols := n &^ 7
 		for ; o+16 <= len(out); o += 16 {
 			var acc [16]float32 // +0: the identity
@@ -406,7 +406,7 @@ func foldCols[T float](k foldKind, x, acc []T, n, inner, lo, hi int, rnd func(T)
 		row := x[j*inner+lo : j*inner+hi]
 		switch {
 		case k == foldSum && rnd == nil:
-			addRow(a, row)
+			addT(a, row)
 		case k == foldSum:
 			for i, v := range row {
 				a[i] = rnd(a[i] + v)
@@ -427,16 +427,6 @@ func foldCols[T float](k foldKind, x, acc []T, n, inner, lo, hi int, rnd func(T)
 	}
 }
 
-// addRow is dst[i] += src[i] through the vector primitives.
-func addRow[T float](dst, src []T) {
-	switch d := any(dst).(type) {
-	case []float32:
-		addF32(d, any(src).([]float32))
-	case []float64:
-		addF64(d, any(src).([]float64))
-	}
-}
-
 // extremeRow is foldAll's max (or min) of one row, through the lane
 // primitives. The lanes fold strictly, so the largest lane value is the
 // row's largest non-NaN value M (-inf when there is none), which is the
@@ -452,12 +442,7 @@ func extremeRow[T float](x []T, max bool) T {
 		acc[i] = id
 	}
 	m := len(x) &^ (lanes - 1)
-	switch xs := any(x[:m]).(type) {
-	case []float32:
-		extremeLanesF32(xs, (*[lanes]float32)(any(acc[:]).([]float32)), max)
-	case []float64:
-		extremeLanesF64(xs, (*[lanes]float64)(any(acc[:]).([]float64)), max)
-	}
+	extremeLanesT(x[:m], &acc, max)
 	r := id
 	for _, part := range [][]T{acc[:], x[m:]} {
 		for _, v := range part {
@@ -628,7 +613,8 @@ func argRow[T float](x []T, max bool) int {
 	}
 	bv, bi := seed, 0
 	m := 0
-	if xs, ok := any(x).([]float32); ok {
+	if is32[T]() {
+		xs := as[float32](x)
 		m = len(x) &^ (lanes - 1)
 		var best [lanes]float32
 		var blk [lanes]int32

@@ -120,7 +120,7 @@ func blockedSum[T float](x []T, rnd func(T) T) T {
 					}
 				}
 			default:
-				sumLanes(blk[:full], &s)
+				sumLanesT(blk[:full], &s)
 			}
 			for l, v := range blk[full:] {
 				s[l] = addRnd(s[l], v, rnd)
@@ -129,16 +129,6 @@ func blockedSum[T float](x []T, rnd func(T) T) T {
 		}
 	})
 	return foldBlocks(sums, rnd)
-}
-
-// sumLanes dispatches the lane primitive on the element type.
-func sumLanes[T float](x []T, s *[lanes]T) {
-	switch xs := any(x).(type) {
-	case []float32:
-		sumLanesF32(xs, (*[lanes]float32)(any(s[:]).([]float32)))
-	case []float64:
-		sumLanesF64(xs, (*[lanes]float64)(any(s[:]).([]float64)))
-	}
 }
 
 func blockedSumRef[T float](x []T, rnd func(T) T) T {

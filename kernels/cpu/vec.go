@@ -1,5 +1,7 @@
 package cpu
 
+import "unsafe"
+
 // Vector primitives. Each one is defined by the plain Go loop here (the
 // *Go function, its reference); on amd64 with AVX2 an assembly version of
 // the same loop runs instead (vec_amd64.s), and vec_test.go holds the two
@@ -22,6 +24,43 @@ package cpu
 
 // lanes is the lane count of the lane primitives.
 const lanes = 32
+
+// The kernels are generic over float32/float64; these pick the primitive
+// by T's width (a constant per instantiation) and reinterpret the slices
+// and arrays, which have the same layout, instead of boxing them in an
+// interface (which would move the callers' accumulators to the heap).
+
+func is32[T float]() bool {
+	var z T
+	return unsafe.Sizeof(z) == 4
+}
+
+func as[E, T any](x []T) []E { return unsafe.Slice((*E)(unsafe.Pointer(unsafe.SliceData(x))), len(x)) }
+
+func sumLanesT[T float](x []T, acc *[lanes]T) {
+	if is32[T]() {
+		sumLanesF32(as[float32](x), (*[lanes]float32)(unsafe.Pointer(acc)))
+		return
+	}
+	sumLanesF64(as[float64](x), (*[lanes]float64)(unsafe.Pointer(acc)))
+}
+
+func extremeLanesT[T float](x []T, acc *[lanes]T, max bool) {
+	if is32[T]() {
+		extremeLanesF32(as[float32](x), (*[lanes]float32)(unsafe.Pointer(acc)), max)
+		return
+	}
+	extremeLanesF64(as[float64](x), (*[lanes]float64)(unsafe.Pointer(acc)), max)
+}
+
+// addT is dst[i] += src[i].
+func addT[T float](dst, src []T) {
+	if is32[T]() {
+		addF32(as[float32](dst), as[float32](src))
+		return
+	}
+	addF64(as[float64](dst), as[float64](src))
+}
 
 // sumLanesGo: acc[l] += x[32j+l] for every j, in order; len(x) % 32 == 0.
 func sumLanesGo[T float](x []T, acc *[lanes]T) {

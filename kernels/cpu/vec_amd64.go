@@ -61,26 +61,47 @@ func prefetchAVX2(b []byte)
 // from a random place, whose latency no hardware prefetcher can hide.
 func prefetch(b []byte) { prefetchAVX2(b) }
 
-// pick is the assembly when the CPU has AVX2, else the Go loop.
-func pick[F any](asm, goLoop F) F {
+// The lane dispatchers call both versions directly (no func values), so
+// that an accumulator array on the caller's stack stays there.
+
+func sumLanesF32(x []float32, acc *[lanes]float32) {
 	if useAVX2 {
-		return asm
+		sumLanesF32AVX2(x, acc)
+		return
 	}
-	return goLoop
+	sumLanesGo(x, acc)
 }
 
-func sumLanesF32(x []float32, acc *[lanes]float32) { pick(sumLanesF32AVX2, sumLanesGo)(x, acc) }
-func sumLanesF64(x []float64, acc *[lanes]float64) { pick(sumLanesF64AVX2, sumLanesGo)(x, acc) }
+func sumLanesF64(x []float64, acc *[lanes]float64) {
+	if useAVX2 {
+		sumLanesF64AVX2(x, acc)
+		return
+	}
+	sumLanesGo(x, acc)
+}
+
 func extremeLanesF32(x []float32, acc *[lanes]float32, max bool) {
-	pick(extremeLanesF32AVX2, extremeLanesGo)(x, acc, max)
+	if useAVX2 {
+		extremeLanesF32AVX2(x, acc, max)
+		return
+	}
+	extremeLanesGo(x, acc, max)
 }
 
 func extremeLanesF64(x []float64, acc *[lanes]float64, max bool) {
-	pick(extremeLanesF64AVX2, extremeLanesGo)(x, acc, max)
+	if useAVX2 {
+		extremeLanesF64AVX2(x, acc, max)
+		return
+	}
+	extremeLanesGo(x, acc, max)
 }
 
 func argLanesF32(x []float32, best *[lanes]float32, blk *[lanes]int32, max bool) {
-	pick(argLanesF32AVX2, argLanesF32Go)(x, best, blk, max)
+	if useAVX2 {
+		argLanesF32AVX2(x, best, blk, max)
+		return
+	}
+	argLanesF32Go(x, best, blk, max)
 }
 
 // sumRows16F32 is sumRows8F32Go over rows 0..7 and 8..15.
