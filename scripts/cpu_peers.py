@@ -10,8 +10,8 @@ table also shows our median per case and its same-process memory limit, and
 the ratios the issue asks for: ours against the fastest peer, and ours
 against the limit. Run both back to back in one shell command, e.g.
 
-  go test -run XXX -bench 'Cases/.*/(fast|limit)' -benchtime 5x -count 5 \\
-      ./kernels/cpu > /tmp/go.txt && /usr/bin/python3 scripts/cpu_peers.py --go /tmp/go.txt
+  go test -run XXX -bench 'Cases/.*/(fast|limit)' -benchtime 15x ./kernels/cpu \\
+      > /tmp/go.txt && /usr/bin/python3 scripts/cpu_peers.py --go /tmp/go.txt
 
 Needs python3-numpy and python3-torch (Debian packages). Not part of make test.
 """
@@ -100,14 +100,15 @@ def cases(rng):
 
 
 def go_medians(path):
-    """case -> {"fast": ms, "limit": ms}: the median over -count runs."""
+    """case -> {"fast": ms, "limit": ms}: the median call (ms-median), the
+    median of those over -count runs."""
     runs = {}
-    pat = re.compile(r"^BenchmarkCases/([^/]+)/(fast|ref|limit)-\d+\s+\d+\s+([\d.]+) ns/op")
+    pat = re.compile(r"^BenchmarkCases/([^/]+)/(fast|ref|limit)-\d+\s.*\s([\d.]+) ms-median")
     with open(path) as f:
         for line in f:
             m = pat.match(line)
             if m:
-                runs.setdefault(m.group(1), {}).setdefault(m.group(2), []).append(float(m.group(3)) / 1e6)
+                runs.setdefault(m.group(1), {}).setdefault(m.group(2), []).append(float(m.group(3)))
     return {c: {k: statistics.median(v) for k, v in d.items()} for c, d in runs.items()}
 
 

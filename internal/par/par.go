@@ -90,9 +90,20 @@ func For(n, bytesPer int, f func(lo, hi int)) {
 	wg.Wait()
 }
 
-// Copy is copy(dst, src) split across the workers.
+// Copy is copy(dst, src) split across the workers, each copying in steps
+// of copyStep bytes: one copy() is a single assembly call that the
+// scheduler cannot preempt, and a garbage collection that starts meanwhile
+// waits for it with every other goroutine stopped, so a 128 MiB step would
+// leave the other core idle for milliseconds.
 func Copy(dst, src []byte) int {
 	n := min(len(dst), len(src))
-	For(n, 2, func(lo, hi int) { copy(dst[lo:hi], src[lo:hi]) })
+	For(n, 2, func(lo, hi int) {
+		for ; lo < hi; lo += copyStep {
+			e := min(lo+copyStep, hi)
+			copy(dst[lo:e], src[lo:e])
+		}
+	})
 	return n
 }
+
+const copyStep = 1 << 20

@@ -13,11 +13,16 @@ package cpu
 // once, every output byte written once — for all three lines, so their MB/s
 // compare directly (fast/limit ≥ 0.85 is the memory-limit goal):
 //
-//	go test -run XXX -bench 'Cases/.*/(fast|limit)' -benchtime 5x -count 5 ./kernels/cpu
+//	go test -run XXX -bench 'Cases/.*/(fast|limit)' -benchtime 15x ./kernels/cpu
+//
+// Each line also reports the median call (ms-median), which is what
+// scripts/cpu_peers.py sets beside the peers' medians.
 
 import (
 	"math/rand"
+	"slices"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/fkc-playground/fkc/internal/par"
@@ -165,16 +170,35 @@ func benchRun(b *testing.B, traffic int, f kernelFunc) {
 	// The production allocator, not the tests' poisoning one (TestMain).
 	defer func(poisoned func(tensor.DType, []int) *tensor.Tensor) { newOutput = poisoned }(newOutput)
 	newOutput = tensor.Empty
-	if _, err := f(); err != nil { // warm-up: the heap grows to its working size
-		b.Fatal(err)
-	}
-	b.SetBytes(int64(traffic))
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
+	// Warm-up: the heap grows to its working size over the first calls
+	// (each growth is fresh memory, paid in page faults).
+	for range 3 {
 		if _, err := f(); err != nil {
 			b.Fatal(err)
 		}
 	}
+	timed(b, traffic, func() {
+		if _, err := f(); err != nil {
+			b.Fatal(err)
+		}
+	})
+}
+
+// timed runs f b.N times and reports, besides the mean, the median call
+// ("ms-median"): the figure set beside the peers' medians, and robust to
+// the odd call that meets a page fault storm or a busy core.
+func timed(b *testing.B, traffic int, f func()) {
+	b.SetBytes(int64(traffic))
+	ts := make([]float64, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		f()
+		ts = append(ts, float64(time.Since(t0).Nanoseconds())/1e6)
+	}
+	b.StopTimer()
+	slices.Sort(ts)
+	b.ReportMetric(ts[len(ts)/2], "ms-median")
 }
 
 // benchLimit moves traffic bytes on exactly two goroutines, between
@@ -206,9 +230,5 @@ func benchLimit(b *testing.B, traffic int, read bool) {
 		})
 	}
 	run()
-	b.SetBytes(int64(traffic))
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		run()
-	}
+	timed(b, traffic, run)
 }

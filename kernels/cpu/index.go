@@ -121,14 +121,25 @@ func gatherRows[E any](data []E, idx []uint32, out []E, dShape, iShape []int, di
 	es := int(unsafe.Sizeof(data[0:1][0]))
 	par.For(len(idx)/L, L*(4+2*es), func(lo, hi int) {
 		coord := make([]int, last)
-		for r := lo; r < hi; r++ {
+		// baseOf is a row's data offset (every coordinate but dim's).
+		baseOf := func(r int) int {
 			unflatten(r, lead, coord)
-			base := 0
+			b := 0
 			for a, c := range coord {
 				if a != dim {
-					base += c * dStr[a]
+					b += c * dStr[a]
 				}
 			}
+			return b
+		}
+		for r := lo; r < hi; r++ {
+			if dim == last && r+1 < hi {
+				// The next row's data is read in random order, which no
+				// hardware prefetcher follows: ask for all of it now.
+				nb := baseOf(r + 1)
+				prefetch(unsafe.Slice((*byte)(unsafe.Pointer(&data[nb])), min(nd*es, 64<<10)))
+			}
+			base := baseOf(r)
 			irow, orow := idx[r*L:(r+1)*L], out[r*L:(r+1)*L]
 			var ok bool
 			if dim == last {
@@ -145,8 +156,11 @@ func gatherRows[E any](data []E, idx []uint32, out []E, dShape, iShape []int, di
 }
 
 // gatherRow is dst[c] = row[idx[c]]; false if an index is ≥ len(row) (that
-// element is then left unwritten). Small and separate so that the loop
-// keeps everything in registers.
+// element is then left unwritten). Not inlined: inside the worker closure
+// the compiler ran out of registers and kept ok on the stack, a store and
+// a load per element on the loop's critical path (≈ 3× slower).
+//
+//go:noinline
 func gatherRow[E any](dst, row []E, idx []uint32) bool {
 	dst = dst[:len(idx)]
 	ok := true
@@ -161,6 +175,8 @@ func gatherRow[E any](dst, row []E, idx []uint32) bool {
 }
 
 // gatherCol is dst[c] = data[c + idx[c]·ds] for indices < nd.
+//
+//go:noinline
 func gatherCol[E any](dst, data []E, idx []uint32, nd, ds int) bool {
 	dst = dst[:len(idx)]
 	ok := true
@@ -473,6 +489,24 @@ func ScatterAdd(base, indices, src *tensor.Tensor, dim int) (*tensor.Tensor, err
 	return out, nil
 }
 
+// scatterRowF32 is row[idx[c]] += src[c] in order; false if an index is
+// ≥ len(row) (that element is skipped). Separate and not inlined, so that
+// the loop has registers to itself.
+//
+//go:noinline
+func scatterRowF32(row []float32, idx []uint32, src []float32) bool {
+	src = src[:len(idx)]
+	ok := true
+	for c, ix := range idx {
+		if int(ix) >= len(row) {
+			ok = false
+			continue
+		}
+		row[ix] += src[c]
+	}
+	return ok
+}
+
 func scatterIndexCheck(base, indices *tensor.Tensor, dim int) error {
 	return kernels.CheckIndices("scatter_add", "indices", indices, base.Shape[dim], "base.shape[dim]")
 }
@@ -493,6 +527,9 @@ func scatterRower(out, src *tensor.Tensor) func(b, nd, ds, s int, idx []uint32) 
 			step, ds = 0, 1
 		}
 		ok := true
+		if o32 != nil && step == 0 {
+			return scatterRowF32(o32[b:b+nd], idx, s32[s:s+len(idx)])
+		}
 		if o32 != nil {
 			srow := s32[s : s+len(idx)]
 			for c, ix := range idx {
