@@ -102,33 +102,51 @@ func foldBlocks[T float](t []T, rnd func(T) T) T {
 }
 
 // blockedSum: blocks in parallel, each through the lane primitive (the
-// rounded half adds have none and run the same loop in Go).
+// rounded half adds have none and run the same loop in Go); whole float32
+// blocks go to blockSumsF32, which also folds the lanes.
 func blockedSum[T float](x []T, rnd func(T) T) T {
 	nb := (len(x) + blockLen - 1) / blockLen
 	sums := make([]T, nb)
 	es := int(unsafe.Sizeof(T(0)))
 	par.For(nb, blockLen*es, func(lo, hi int) {
+		if is32[T]() && rnd == nil {
+			whole := min(hi, len(x)/blockLen) // blocks lo..whole-1 are full
+			if whole > lo {
+				blockSumsF32(as[float32](x[lo*blockLen:]), as[float32](sums[lo:whole]))
+				lo = whole
+			}
+		}
 		for b := lo; b < hi; b++ {
-			blk := x[b*blockLen : min((b+1)*blockLen, len(x))]
-			var s [lanes]T
-			full := len(blk) &^ (lanes - 1)
-			switch {
-			case rnd != nil:
-				for j := 0; j < full; j += lanes {
-					for l, v := range blk[j : j+lanes] {
-						s[l] = rnd(s[l] + v)
-					}
-				}
-			default:
-				sumLanesT(blk[:full], &s)
-			}
-			for l, v := range blk[full:] {
-				s[l] = addRnd(s[l], v, rnd)
-			}
-			sums[b] = foldLanes(&s, rnd)
+			sums[b] = blockSum(x[b*blockLen:min((b+1)*blockLen, len(x))], rnd)
 		}
 	})
 	return foldBlocks(sums, rnd)
+}
+
+// blockSum is steps 2 and 3 for one block.
+func blockSum[T float](blk []T, rnd func(T) T) T {
+	var s [lanes]T
+	full := len(blk) &^ (lanes - 1)
+	if rnd != nil {
+		for j := 0; j < full; j += lanes {
+			for l, v := range blk[j : j+lanes] {
+				s[l] = rnd(s[l] + v)
+			}
+		}
+	} else {
+		sumLanesT(blk[:full], &s)
+	}
+	for l, v := range blk[full:] {
+		s[l] = addRnd(s[l], v, rnd)
+	}
+	return foldLanes(&s, rnd)
+}
+
+// blockSumsGo is blockSumsF32's Go loop.
+func blockSumsGo(x []float32, sums []float32) {
+	for b := range sums {
+		sums[b] = blockSum(x[b*blockLen:(b+1)*blockLen], nil)
+	}
 }
 
 func blockedSumRef[T float](x []T, rnd func(T) T) T {

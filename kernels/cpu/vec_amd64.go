@@ -57,6 +57,20 @@ func narrowF32AVX2(dst []float32, src []float64)
 //go:noescape
 func prefetchAVX2(b []byte)
 
+//go:noescape
+func blockSumsF32AVX2(x []float32, sums []float32)
+
+// blockSumsF32 sets sums[b] to the sum_all_blocked sum of the whole block
+// b of x (len(x) >= len(sums)·blockLen), lanes folded as foldLanes does.
+func blockSumsF32(x []float32, sums []float32) {
+	_ = x[:len(sums)*blockLen] // the assembly reads this far
+	if useAVX2 {
+		blockSumsF32AVX2(x, sums)
+		return
+	}
+	blockSumsGo(x, sums)
+}
+
 // prefetch asks for b's cache lines ahead of use: a row about to be copied
 // from a random place, whose latency no hardware prefetcher can hide.
 func prefetch(b []byte) { prefetchAVX2(b) }

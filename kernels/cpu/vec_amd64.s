@@ -445,3 +445,44 @@ prefetchloop:
 	JMP prefetchloop
 prefetchdone:
 	RET
+
+// func blockSumsF32AVX2(x []float32, sums []float32)
+// For each whole block of 4096 floats (len(sums) of them): 32 lanes from
+// +0 as in sumLanesF32AVX2, then the lanes folded pairwise by halves
+// (s[l] += s[l+16], then +8, +4, +2, +1), the block's sum stored.
+TEXT ·blockSumsF32AVX2(SB), NOSPLIT, $0-48
+	MOVQ x_base+0(FP), SI
+	MOVQ sums_base+24(FP), DI
+	MOVQ sums_len+32(FP), DX
+	TESTQ DX, DX
+	JZ blocksdone
+blockloop:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	MOVQ $128, CX // 4096 / 32
+blocklanes:
+	VADDPS (SI), Y0, Y0
+	VADDPS 32(SI), Y1, Y1
+	VADDPS 64(SI), Y2, Y2
+	VADDPS 96(SI), Y3, Y3
+	ADDQ $128, SI
+	DECQ CX
+	JNZ blocklanes
+	VADDPS Y2, Y0, Y0 // h = 16: lanes 0..7 += 16..23, 8..15 += 24..31
+	VADDPS Y3, Y1, Y1
+	VADDPS Y1, Y0, Y0 // h = 8
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS X1, X0, X0 // h = 4
+	VMOVHLPS X0, X0, X1
+	VADDPS X1, X0, X0 // h = 2
+	VMOVSHDUP X0, X1
+	VADDSS X1, X0, X0 // h = 1
+	VMOVSS X0, (DI)
+	ADDQ $4, DI
+	DECQ DX
+	JNZ blockloop
+blocksdone:
+	VZEROUPPER
+	RET

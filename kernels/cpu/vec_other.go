@@ -31,3 +31,5 @@ func widenAddF32(acc []float64, g []float32) { widenAddF32Go(acc, g) }
 func narrowF32(dst []float32, src []float64) { narrowF32Go(dst, src) }
 
 func prefetch(b []byte) {}
+
+func blockSumsF32(x []float32, sums []float32) { blockSumsGo(x, sums) }

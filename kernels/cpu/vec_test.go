@@ -68,6 +68,13 @@ func TestLanePrimitives(t *testing.T) {
 	for _, n := range []int{0, 32, 64, 96, 160, 32 * 20} {
 		for off := 0; off < 4; off++ {
 			x32 := vecF32(rng, off+n)[off:]
+			if off%2 == 1 { // finite: lane sums a wrong order would change
+				for i, v := range x32 {
+					if v != v || math.IsInf(float64(v), 0) {
+						x32[i] = 3
+					}
+				}
+			}
 			x64 := vecF64(rng, off+n)[off:]
 			type l32 = [lanes]float32
 			type l64 = [lanes]float64
@@ -184,6 +191,13 @@ func TestSumRows16(t *testing.T) {
 		for _, extra := range []int{0, 1, 5} {
 			stride := cols + extra
 			x := vecF32(rng, 16*stride+3)[3:]
+			if extra != 5 { // finite rows, so that a wrong order shows (NaN hides it)
+				for i, v := range x {
+					if v != v || math.IsInf(float64(v), 0) {
+						x[i] = float32(i % 5)
+					}
+				}
+			}
 			var a, b [16]float32
 			for i := range a {
 				a[i] = float32(i)
@@ -194,6 +208,26 @@ func TestSumRows16(t *testing.T) {
 			sumRows8F32Go(x[8*stride:], stride, cols, (*[8]float32)(b[8:]))
 			if i := sameBits(a[:], b[:]); i >= 0 {
 				t.Fatalf("sumRows16F32 cols %d stride %d: row %d %v vs %v", cols, stride, i, a[i], b[i])
+			}
+		}
+	}
+}
+
+func TestBlockSums(t *testing.T) {
+	rng := rand.New(rand.NewSource(14))
+	for nb := 0; nb <= 3; nb++ {
+		for off := 0; off < 4; off++ {
+			// Finite data: one NaN or inf in a block would make every sum
+			// NaN or inf and hide a wrong fold order.
+			x := make([]float32, off+nb*blockLen+5)[off:]
+			for i := range x {
+				x[i] = float32(rng.NormFloat64() * math.Pow(2, float64(rng.Intn(40)-20)))
+			}
+			a, b := make([]float32, nb), make([]float32, nb)
+			blockSumsF32(x, a)
+			blockSumsGo(x, b)
+			if i := sameBits(a, b); i >= 0 {
+				t.Fatalf("blockSumsF32 %d blocks off %d: block %d %v, Go loop %v", nb, off, i, a[i], b[i])
 			}
 		}
 	}
