@@ -23,6 +23,13 @@ TEXT ·xgetbv(SB), NOSPLIT, $0-4
 	MOVL AX, eax+0(FP)
 	RET
 
+// ADDLANES32 adds the 32 floats at SI into the lanes Y0..Y3.
+#define ADDLANES32 \
+	VADDPS (SI), Y0, Y0; \
+	VADDPS 32(SI), Y1, Y1; \
+	VADDPS 64(SI), Y2, Y2; \
+	VADDPS 96(SI), Y3, Y3
+
 // func sumLanesF32AVX2(x []float32, acc *[32]float32)
 TEXT ·sumLanesF32AVX2(SB), NOSPLIT, $0-32
 	MOVQ x_base+0(FP), SI
@@ -35,10 +42,7 @@ TEXT ·sumLanesF32AVX2(SB), NOSPLIT, $0-32
 	SHRQ $5, CX
 	JZ sumf32done
 sumf32loop:
-	VADDPS (SI), Y0, Y0
-	VADDPS 32(SI), Y1, Y1
-	VADDPS 64(SI), Y2, Y2
-	VADDPS 96(SI), Y3, Y3
+	ADDLANES32
 	ADDQ $128, SI
 	DECQ CX
 	JNZ sumf32loop
@@ -463,10 +467,7 @@ blockloop:
 	VXORPS Y3, Y3, Y3
 	MOVQ $128, CX // 4096 / 32
 blocklanes:
-	VADDPS (SI), Y0, Y0
-	VADDPS 32(SI), Y1, Y1
-	VADDPS 64(SI), Y2, Y2
-	VADDPS 96(SI), Y3, Y3
+	ADDLANES32
 	ADDQ $128, SI
 	DECQ CX
 	JNZ blocklanes
