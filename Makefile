@@ -22,7 +22,7 @@ wasm:
 # The native CLI (cgo: links wgpu-native; slow to link, so built once here
 # and reused by the tests through FKC_BIN).
 fkc:
-	$(GO) build -o bin/fkc ./native/vulkan
+	$(GO) build -o bin/fkc ./cmd/fkc
 
 deps:
 	@bash scripts/setup-test-deps.sh
@@ -36,7 +36,9 @@ unit:
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./contract
-	$(GO) test -run '^$$' -fuzz '^FuzzReadNpy$$' -fuzztime 10s -fuzzminimizetime 5s ./tensor
+	$(GO) test -run '^$$' -fuzz '^FuzzReadNpy$$' -fuzztime 5s -fuzzminimizetime 5s ./tensor
+	$(GO) test -run '^$$' -fuzz '^FuzzNpyHeader$$' -fuzztime 5s -fuzzminimizetime 5s ./tensor
+	$(GO) test -run '^$$' -fuzz '^FuzzRunFlags$$' -fuzztime 10s -fuzzminimizetime 5s ./cli
 
 verify:
 	./bin/fkc verify --backend cpu --cases 10

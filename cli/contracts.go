@@ -13,19 +13,19 @@ import (
 	"github.com/fkc-playground/fkc/contract"
 	"github.com/fkc-playground/fkc/contracts"
 	"github.com/fkc-playground/fkc/registry"
+	"github.com/fkc-playground/fkc/tensor"
 )
 
-// LinkStatus says which implementation of this project serves a contract
-// entry_point ("kernels/cpu.Pad", …). The binary sets it from the dispatch
-// engine's link table (ops.Engine.LinkFor has this signature); when nil,
-// every entry point is shown as "not linked".
-var LinkStatus func(entryPoint string) (where string, linked bool)
+// LinkFunc says which implementation of this project serves a contract
+// entry_point ("kernels/cpu.Pad", …): the engine's link table
+// (engine.Engine.LinkFor). nil shows every entry point as "not linked".
+type LinkFunc func(entryPoint string) (where string, linked bool)
 
-func linkOf(entryPoint string) (string, bool) {
-	if LinkStatus == nil {
+func (f LinkFunc) of(entryPoint string) (string, bool) {
+	if f == nil {
 		return "not linked", false
 	}
-	return LinkStatus(entryPoint)
+	return f(entryPoint)
 }
 
 // cmdArgs splits args into the known boolean flags and the operands. Flags
@@ -127,7 +127,7 @@ func sortDiags(ds []contract.Diagnostic) {
 // kernels, bindings (dtypes) and link status, of the given documents or of
 // the embedded ones. Exit status: 0, or 1 when a document has errors (they
 // are printed to stderr; `fkc lint` explains them), 2 on usage errors.
-func Contracts(args []string, stdout, stderr io.Writer) int {
+func Contracts(args []string, stdout, stderr io.Writer, links LinkFunc) int {
 	flags, paths, err := cmdArgs("contracts", args, "json", "h", "help")
 	if err != nil {
 		fmt.Fprintf(stderr, "fkc %v\nusage: fkc contracts [--json] [FILE|DIR ...]\n", err)
@@ -151,7 +151,7 @@ func Contracts(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if flags["json"] {
-		out := contractsJSON(docs, reg, append(append([]contract.Diagnostic{}, diags...), reg.Diags...))
+		out := contractsJSON(docs, reg, links, append(append([]contract.Diagnostic{}, diags...), reg.Diags...))
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
@@ -161,7 +161,7 @@ func Contracts(args []string, stdout, stderr io.Writer) int {
 		}
 		return status
 	}
-	contractsText(stdout, docs, reg)
+	contractsText(stdout, docs, reg, links)
 	return status
 }
 
@@ -178,7 +178,7 @@ func dtypeList(b *registry.Binding) string {
 	return ins + "→" + strings.Join(names, ",")
 }
 
-func contractsText(w io.Writer, docs []*contract.Document, reg *registry.Registry) {
+func contractsText(w io.Writer, docs []*contract.Document, reg *registry.Registry, links LinkFunc) {
 	nk, nreg := 0, 0
 	for _, d := range docs {
 		rebuilt := ""
@@ -189,7 +189,7 @@ func contractsText(w io.Writer, docs []*contract.Document, reg *registry.Registr
 			d.Provider.Name, d.Provider.Backend, d.Provider.KernelSource, d.File, len(d.Kernels), rebuilt)
 		for _, k := range d.Kernels {
 			nk++
-			where, linked := linkOf(k.EntryPoint)
+			where, linked := links.of(k.EntryPoint)
 			link := "linked: " + where
 			if !linked {
 				link = "not linked"
@@ -200,10 +200,8 @@ func contractsText(w io.Writer, docs []*contract.Document, reg *registry.Registr
 			var binds []string
 			if k.Registrable {
 				nreg++
-				for _, b := range reg.ByKernel(d.Provider.Name, k.Name) {
-					if b.Doc == d {
-						binds = append(binds, dtypeList(b))
-					}
+				for _, b := range reg.Of(k) {
+					binds = append(binds, dtypeList(b))
 				}
 			}
 			bs := strings.Join(binds, " ")
@@ -262,7 +260,7 @@ type jsonOut struct {
 	Diagnostics []contract.Diagnostic `json:"diagnostics"`
 }
 
-func contractsJSON(docs []*contract.Document, reg *registry.Registry, diags []contract.Diagnostic) jsonOut {
+func contractsJSON(docs []*contract.Document, reg *registry.Registry, links LinkFunc, diags []contract.Diagnostic) jsonOut {
 	out := jsonOut{Kernels: []jsonKernel{}, Diagnostics: diags}
 	if out.Diagnostics == nil {
 		out.Diagnostics = []contract.Diagnostic{}
@@ -276,13 +274,10 @@ func contractsJSON(docs []*contract.Document, reg *registry.Registry, diags []co
 			if jk.Formulas == nil {
 				jk.Formulas = []contract.KV{}
 			}
-			jk.Link.Where, jk.Link.Linked = linkOf(k.EntryPoint)
+			jk.Link.Where, jk.Link.Linked = links.of(k.EntryPoint)
 			if k.Registrable {
 				nreg++
-				for _, b := range reg.ByKernel(d.Provider.Name, k.Name) {
-					if b.Doc != d {
-						continue
-					}
+				for _, b := range reg.Of(k) {
 					jb := jsonBinding{Key: b.Key.String()}
 					for _, t := range b.InputDTypes {
 						jb.Inputs = append(jb.Inputs, t.String())
@@ -374,7 +369,7 @@ func Fmt(args []string, stdout, stderr io.Writer) int {
 	}
 	status := 0
 	for _, f := range files {
-		src, err := os.ReadFile(f)
+		src, err := contract.ReadFile(f)
 		if err != nil {
 			fmt.Fprintf(stderr, "fkc: %v\n", err)
 			status = 1
@@ -392,13 +387,8 @@ func Fmt(args []string, stdout, stderr io.Writer) int {
 		}
 		switch {
 		case flags["w"]:
-			if changed {
-				st, _ := os.Stat(f)
-				mode := fs.FileMode(0o644)
-				if st != nil {
-					mode = st.Mode().Perm()
-				}
-				if err := os.WriteFile(f, out, mode); err != nil {
+			if changed { // atomically: a failed write leaves the document as it was
+				if err := tensor.WriteFileAtomic(f, func(w io.Writer) error { _, err := w.Write(out); return err }); err != nil {
 					fmt.Fprintf(stderr, "fkc: %v\n", err)
 					status = 1
 				}

@@ -19,7 +19,7 @@ func call(f func([]string, *bytes.Buffer, *bytes.Buffer) int, args ...string) (i
 	return code, out.String(), errb.String()
 }
 
-func contractsCmd(args []string, o, e *bytes.Buffer) int { return Contracts(args, o, e) }
+func contractsCmd(args []string, o, e *bytes.Buffer) int { return Contracts(args, o, e, nil) }
 func lintCmd(args []string, o, e *bytes.Buffer) int      { return Lint(args, o, e) }
 func fmtCmd(args []string, o, e *bytes.Buffer) int       { return Fmt(args, o, e) }
 
@@ -69,7 +69,7 @@ func TestContractsJSON(t *testing.T) {
 			t.Errorf("%s: incomplete entry %+v", k.Kernel, k)
 		}
 		if k.Link.Linked || k.Link.Where != "not linked" {
-			t.Errorf("%s: link %+v with LinkStatus unset", k.Kernel, k.Link)
+			t.Errorf("%s: link %+v with no link table", k.Kernel, k.Link)
 		}
 	}
 	if len(got.Kernels) != 57 || reg != 53 || got.Summary["describe_only"] != 4 || got.Summary["bindings"] != 150 {
@@ -110,15 +110,13 @@ func TestContractsSameAfterFmt(t *testing.T) {
 }
 
 func TestContractsText(t *testing.T) {
-	old := LinkStatus
-	defer func() { LinkStatus = old }()
-	LinkStatus = func(ep string) (string, bool) {
+	links := func(ep string) (string, bool) {
 		if strings.HasSuffix(ep, "::pad_cpu") {
 			return "kernels/cpu.Pad", true
 		}
 		return "not linked", false
 	}
-	code, out, stderr := call(contractsCmd, seedsDir)
+	code, out, stderr := call(func(args []string, o, e *bytes.Buffer) int { return Contracts(args, o, e, links) }, seedsDir)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -202,5 +200,55 @@ func TestFmt(t *testing.T) {
 	}
 	if code, out, _ := call(fmtCmd, "-l", seedsDir); code != 0 || strings.Count(out, "\n") != 2 {
 		t.Errorf("fmt -l seeds: %q (want the two flattened seeds)", out)
+	}
+}
+
+// TestContractsListingIsLinear is issue 9 row 5: a document holding many
+// sections of one name lists each section with its own bindings only, so
+// the listing grows with the file (it grew with its square: every copy
+// listed every copy's bindings).
+func TestContractsListingIsLinear(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join(seedsDir, "fuel-cpu-backend.fkc.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(src)
+	first := strings.Index(s, "\n## ")
+	next := strings.Index(s[first+1:], "\n## ")
+	head, sec := s[:first+1], s[first+1:first+1+next+1]
+	size := map[string]map[int]int{}
+	for _, n := range []int{20, 40} {
+		p := filepath.Join(t.TempDir(), "copies.md")
+		if err := os.WriteFile(p, []byte(head+strings.Repeat(sec, n)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, args := range [][]string{{p}, {"--json", p}} {
+			_, out, _ := call(contractsCmd, args...)
+			mode := strings.Join(args[:len(args)-1], "")
+			if size[mode] == nil {
+				size[mode] = map[int]int{}
+			}
+			size[mode][n] = len(out)
+			if mode == "--json" {
+				var got struct {
+					Kernels []struct {
+						Bindings []struct{ Key string } `json:"bindings"`
+					} `json:"kernels"`
+				}
+				if err := json.Unmarshal([]byte(out), &got); err != nil {
+					t.Fatal(err)
+				}
+				for i, k := range got.Kernels {
+					if len(k.Bindings) != len(got.Kernels[0].Bindings) || len(k.Bindings) > 8 {
+						t.Fatalf("n=%d: section %d lists %d bindings", n, i, len(k.Bindings))
+					}
+				}
+			}
+		}
+	}
+	for mode, s := range size {
+		if r := float64(s[40]) / float64(s[20]); r > 2.1 {
+			t.Errorf("%q: doubling the sections multiplies the listing by %.2f", mode, r)
+		}
 	}
 }

@@ -1,5 +1,6 @@
-// Package cli implements the `fkc` command (SPEC §5). It is pure Go; the
-// native binary in native/vulkan plugs the Vulkan GPU in through GPU.
+// Package cli implements the `fkc` command (SPEC §5). It is pure Go: the
+// binary (cmd/fkc) hands it the native Vulkan backend (native/vulkan) as a
+// GPU value, so the command works, and is tested, with or without one.
 package cli
 
 import (
@@ -7,24 +8,28 @@ import (
 	"io"
 	"strings"
 
+	"github.com/fkc-playground/fkc/engine"
+	"github.com/fkc-playground/fkc/kernels"
 	"github.com/fkc-playground/fkc/ops"
 )
 
-// GPUBackend is what the native build provides: wgpu on Vulkan.
-type GPUBackend struct {
-	// Entries lists the GPU links for link status only (`fkc contracts`);
-	// their implementations are never called (no device is opened).
-	Entries []ops.Link
-	// Devices prints the adapters found (name, backend, driver, features, limits).
-	Devices func(w io.Writer) error
-	// Open acquires the GPU device and returns its links, the clocks of its
-	// last kernel call (end to end, and kernel-only from GPU timestamps),
-	// and a closer.
-	Open func() (links []ops.Link, clocks ops.DeviceClocks, closeFn func(), err error)
+// Config is what the binary hands the command: its GPU backend (nil in a
+// build without one) and the limits of its engine.
+type Config struct {
+	GPU    *GPU
+	Limits engine.Limits
 }
 
-// GPU is nil in a build without a GPU path.
-var GPU *GPUBackend
+// GPU is what a build with a GPU path provides.
+type GPU struct {
+	// Entries lists the GPU links for link status and hints only; their
+	// implementations are never called (no device is opened).
+	Entries []kernels.Link
+	// Devices prints the adapters found (name, backend, driver, features, limits).
+	Devices func(w io.Writer) error
+	// Open acquires a GPU device, and a function that releases it.
+	Open func() (engine.Device, func(), error)
+}
 
 const usage = `usage: fkc COMMAND [ARGS]
 
@@ -32,16 +37,16 @@ const usage = `usage: fkc COMMAND [ARGS]
   fkc lint FILE...                          diagnostics file:line: msg; exit 1 on errors
   fkc fmt [-w] FILE...                      canonical indentation
   fkc devices                               GPU adapters found (Vulkan)
-  fkc run OP [--backend cpu|vulkan] [--dtype bf16] -i NAME=FILE.npy ... -o OUT.npy [flags]
+  fkc run OP [--backend cpu|vulkan] [--kernel PROVIDER/NAME] [--dtype bf16] -i NAME=FILE.npy ... -o OUT.npy [flags]
   fkc verify [--backend cpu|vulkan] [--seed N] [--cases N]
-  fkc bench  [--backend cpu|vulkan] [--json] [--op OP] [--reps N]
+  fkc bench  [--backend cpu|vulkan] [--json] [--op PREFIX] [--reps N]
 
 Run 'fkc run --help' for the ops and their flags.
 `
 
 // Main runs the command and returns its exit status: 0 ok, 1 error
 // (contract violation, failed verification, lint errors), 2 usage.
-func Main(args []string, stdout, stderr io.Writer) int {
+func Main(args []string, stdout, stderr io.Writer, cfg Config) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return 2
@@ -49,22 +54,23 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	cmd, rest := args[0], args[1:]
 	switch cmd {
 	case "contracts":
-		if LinkStatus == nil {
-			LinkStatus = linkStatus()
+		eng, err := newEngine(cfg)
+		if err != nil {
+			return fail(stderr, err)
 		}
-		return Contracts(rest, stdout, stderr)
+		return Contracts(rest, stdout, stderr, eng.LinkFor)
 	case "lint":
 		return Lint(rest, stdout, stderr)
 	case "fmt":
 		return Fmt(rest, stdout, stderr)
 	case "devices":
-		return devices(stdout, stderr)
+		return devices(stdout, stderr, cfg.GPU)
 	case "run":
-		return run(rest, stdout, stderr)
+		return run(rest, stdout, stderr, cfg)
 	case "verify":
-		return verify(rest, stdout, stderr)
+		return verifyCmd(rest, stdout, stderr, cfg)
 	case "bench":
-		return bench(rest, stdout, stderr)
+		return benchCmd(rest, stdout, stderr, cfg)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
@@ -73,68 +79,81 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	return 2
 }
 
-// linkStatus answers from this build's link table: the CPU links, plus the
-// GPU's when the build has one.
-func linkStatus() func(string) (string, bool) {
-	eng, err := ops.NewDefault()
-	if err != nil {
-		return nil
+func devices(stdout, stderr io.Writer, gpu *GPU) int {
+	if gpu == nil {
+		return fail(stderr, fmt.Errorf("this build has no GPU backend (build ./cmd/fkc)"))
 	}
-	if GPU != nil {
-		eng.AddEntries(GPU.Entries)
-	}
-	return eng.LinkFor
-}
-
-func devices(stdout, stderr io.Writer) int {
-	if GPU == nil {
-		fmt.Fprintln(stderr, "fkc: this build has no GPU backend (build ./native/vulkan)")
-		return 1
-	}
-	if err := GPU.Devices(stdout); err != nil {
-		fmt.Fprintf(stderr, "fkc: %v\n", err)
-		return 1
+	if err := gpu.Devices(stdout); err != nil {
+		return fail(stderr, err)
 	}
 	return 0
 }
 
-// engine builds the dispatch engine, attaching the GPU when the backend
-// asks for it.
-func engine(backend string) (*ops.Engine, func(), error) {
-	eng, err := ops.NewDefault()
+// newEngine builds the engine with this build's GPU entry points known
+// (for link status and "runs on Vulkan via …" hints), none attached.
+func newEngine(cfg Config) (*engine.Engine, error) {
+	eng, err := engine.New(cfg.Limits)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	cb, err := ops.ContractBackend(backend)
+	if cfg.GPU != nil {
+		eng.AddEntries(cfg.GPU.Entries)
+	}
+	return eng, nil
+}
+
+// open builds the engine for a backend, attaching the GPU when it asks for
+// one; the returned function releases the device.
+func open(backend string, cfg Config) (*engine.Engine, engine.Backend, func(), error) {
+	gpu := cfg.GPU
+	b, err := engine.ParseBackend(backend)
 	if err != nil {
-		return nil, nil, err
+		return nil, "", nil, err
 	}
-	closeFn := func() {}
-	if cb == "Vulkan" {
-		if GPU == nil {
-			return nil, nil, fmt.Errorf("backend %s: this build has no GPU backend", backend)
-		}
-		links, clocks, c, err := GPU.Open()
-		if err != nil {
-			return nil, nil, fmt.Errorf("backend %s: %v", backend, err)
-		}
-		eng.AddGPU(links)
-		eng.Clocks = clocks
-		closeFn = c
+	eng, err := newEngine(cfg)
+	if err != nil {
+		return nil, "", nil, err
 	}
-	return eng, closeFn, nil
+	if b == engine.CPU {
+		return eng, b, func() {}, nil
+	}
+	if b == engine.WebGPU {
+		return nil, "", nil, kernels.Usagef("backend webgpu runs in the browser playground; natively the GPU backend is vulkan")
+	}
+	if gpu == nil {
+		return nil, "", nil, fmt.Errorf("backend %s: this build has no GPU backend", backend)
+	}
+	dev, closeFn, err := gpu.Open()
+	if err != nil {
+		return nil, "", nil, fmt.Errorf("backend %s: %v", backend, err)
+	}
+	eng.Attach(dev)
+	return eng, b, closeFn, nil
 }
 
 func runHelp(w io.Writer) {
-	fmt.Fprintln(w, "usage: fkc run OP [--backend cpu|vulkan] [--dtype bf16] -i NAME=FILE.npy ... -o OUT.npy [flags]")
+	fmt.Fprintln(w, "usage: fkc run OP [--backend cpu|vulkan] [--kernel PROVIDER/NAME] [--dtype bf16] -i NAME=FILE.npy ... -o OUT.npy [flags]")
 	fmt.Fprintln(w, "\nops:")
-	for _, s := range ops.Specs() {
-		ins := make([]string, len(s.Inputs))
-		for i, n := range s.Inputs {
-			ins[i] = "-i " + n + "=…"
+	for _, o := range ops.Table {
+		ins := make([]string, len(o.Inputs))
+		for i, in := range o.Inputs {
+			ins[i] = "-i " + in.Name + "=…"
 		}
-		fmt.Fprintf(w, "  %-24s %-40s %s\n", s.Name, strings.Join(ins, " "), strings.Join(s.Flags, " "))
+		var fl []string
+		for _, u := range o.Flags {
+			f := "--" + u.Name + " " + u.Arg
+			if !u.Required {
+				f = "[" + f + "]"
+			}
+			fl = append(fl, f)
+		}
+		fmt.Fprintf(w, "  %-24s %-40s %s\n  %24s %s\n", o.Name, strings.Join(ins, " "), strings.Join(fl, " "), "", o.Summary)
 	}
-	fmt.Fprintln(w, "\n--padding is B:A per axis in axis order, e.g. 0:0,0:0,2:2,2:2; dims are 0-based.")
+	fmt.Fprintln(w, "\nflags:")
+	for _, f := range ops.Flags {
+		fmt.Fprintf(w, "  --%-8s %s\n", f.Name, f.Help)
+	}
+	fmt.Fprintln(w, "\ndims are 0-based; --padding is in axis order, e.g. 0:0,0:0,2:2,2:2.")
 	fmt.Fprintln(w, "--dtype bf16 reads <u2 inputs as bf16 bit patterns and writes bf16 outputs as <u2.")
+	fmt.Fprintln(w, "--kernel PROVIDER/NAME runs that contract kernel instead of the one dispatch picks (fkc contracts lists them).")
 }

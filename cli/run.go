@@ -7,12 +7,86 @@ import (
 	"os"
 	"strings"
 
+	"github.com/fkc-playground/fkc/engine"
+	"github.com/fkc-playground/fkc/kernels"
 	"github.com/fkc-playground/fkc/ops"
 	"github.com/fkc-playground/fkc/tensor"
 )
 
+// runArgs is a parsed `fkc run` line.
+type runArgs struct {
+	op, backend, kernel, out string
+	inputs                   map[string]string // operand name → .npy path
+	order                    []string          // operand names as given
+	opArgs                   []string          // the op's flags (and --dtype), for ops.Parse
+}
+
+// parseRun splits `fkc run OP …` into the run-level flags (--backend,
+// --kernel, -i, -o; each at most once, -i once per operand) and the op's
+// own flags, which ops.Parse reads strictly.
+func parseRun(args []string) (*runArgs, error) {
+	r := &runArgs{op: args[0], backend: "cpu", inputs: map[string]string{}}
+	seen := map[string]bool{}
+	rest := args[1:]
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
+		name, val, hasEq := strings.Cut(a, "=")
+		key := strings.TrimLeft(name, "-")
+		switch {
+		case !strings.HasPrefix(a, "-"):
+		case key == "backend", key == "kernel", key == "o", key == "out", key == "i", key == "input":
+		default:
+			key = ""
+		}
+		if key == "" || !strings.HasPrefix(a, "-") {
+			// An op flag, its value, or --dtype: ops.Parse and SplitDType
+			// read these, strictly, in order.
+			r.opArgs = append(r.opArgs, a)
+			continue
+		}
+		if !hasEq {
+			if i+1 >= len(rest) {
+				return nil, kernels.Usagef("%s needs a value", name)
+			}
+			i++
+			val = rest[i]
+		}
+		switch key {
+		case "i", "input":
+			n, f, ok := strings.Cut(val, "=")
+			if !ok || n == "" || f == "" {
+				return nil, kernels.Usagef("-i wants NAME=FILE.npy, got %q", val)
+			}
+			if _, dup := r.inputs[n]; dup {
+				return nil, kernels.Usagef("input %s given twice", n)
+			}
+			r.inputs[n] = f
+			r.order = append(r.order, n)
+			continue
+		case "o", "out":
+			key = "o"
+		}
+		if seen[key] {
+			return nil, kernels.Usagef("%s given twice", name)
+		}
+		seen[key] = true
+		switch key {
+		case "backend":
+			r.backend = val
+		case "kernel":
+			r.kernel = val
+		case "o":
+			r.out = val
+		}
+	}
+	if r.out == "" {
+		return nil, kernels.Usagef("run %s needs -o OUT.npy", r.op)
+	}
+	return r, nil
+}
+
 // run implements `fkc run OP …`.
-func run(args []string, stdout, stderr io.Writer) int {
+func run(args []string, stdout, stderr io.Writer, cfg Config) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
 		runHelp(stdout)
 		if len(args) == 0 {
@@ -20,106 +94,71 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	op := args[0]
-	backend, dtype, outPath := "cpu", "", ""
-	inputs := map[string]string{}
-	var flags []string
-	rest := args[1:]
-	for i := 0; i < len(rest); i++ {
-		a := rest[i]
-		name, val, hasEq := strings.Cut(a, "=")
-		key := strings.TrimLeft(name, "-")
-		switch key {
-		case "backend", "dtype", "o", "out", "i", "input":
-		default:
-			flags = append(flags, a) // an op flag: ops.ParseFlags checks it
-			continue
-		}
-		if !hasEq {
-			if i+1 >= len(rest) {
-				return usageErr(stderr, "fkc: %s needs a value", name)
-			}
-			i++
-			val = rest[i]
-		}
-		switch key {
-		case "backend":
-			backend = val
-		case "dtype":
-			dtype = val
-		case "o", "out":
-			outPath = val
-		default:
-			n, f, ok := strings.Cut(val, "=")
-			if !ok || n == "" || f == "" {
-				return usageErr(stderr, "fkc: -i wants NAME=FILE.npy, got %q", val)
-			}
-			if _, dup := inputs[n]; dup {
-				return usageErr(stderr, "fkc: input %s given twice", n)
-			}
-			inputs[n] = f
-		}
-	}
-	if outPath == "" {
-		return usageErr(stderr, "fkc: run %s needs -o OUT.npy", op)
-	}
-	asBF16 := false
-	switch strings.ToLower(dtype) {
-	case "":
-	case "bf16":
-		asBF16 = true
-	default:
-		return usageErr(stderr, "fkc: --dtype %q: only bf16 is meaningful (other dtypes come from the .npy header)", dtype)
-	}
-	if _, err := ops.ParseFlags(op, flags); err != nil {
+	r, err := parseRun(args)
+	if err != nil {
 		return fail(stderr, err)
 	}
-	tensors := map[string]*tensor.Tensor{}
-	for n, path := range inputs {
-		f, err := os.Open(path)
+	opArgs, asBF16, err := ops.SplitDType(r.opArgs)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	call, err := ops.Parse(r.op, opArgs)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	call.Inputs = map[string]*tensor.Tensor{}
+	anyBF16 := false
+	for _, n := range r.order {
+		t, err := readInput(n, r.inputs[n], asBF16)
 		if err != nil {
 			return fail(stderr, err)
 		}
-		t, err := tensor.ReadNpy(f, asBF16)
-		f.Close()
-		if err != nil {
-			return fail(stderr, fmt.Errorf("input %s (%s): %v", n, path, err))
-		}
-		tensors[n] = t
+		anyBF16 = anyBF16 || t.DType == tensor.BF16
+		call.Inputs[n] = t
 	}
-	eng, closeFn, err := engine(backend)
+	if asBF16 && !anyBF16 {
+		return fail(stderr, kernels.Usagef("--dtype bf16 reads <u2 .npy files as bf16, but no input of this run is a <u2 file (their dtypes come from their headers); drop --dtype"))
+	}
+	eng, backend, closeFn, err := open(r.backend, cfg)
 	if err != nil {
 		return fail(stderr, err)
 	}
 	defer closeFn()
-	res, err := eng.Run(backend, op, flags, tensors)
+	var res *engine.Result
+	if r.kernel != "" {
+		res, err = eng.RunKernel(backend, r.kernel, call)
+	} else {
+		res, err = eng.Run(backend, call)
+	}
 	if err != nil {
 		return fail(stderr, err)
 	}
 	fmt.Fprintln(stderr, res.ServedBy())
-	f, err := os.Create(outPath)
-	if err != nil {
-		return fail(stderr, err)
-	}
-	if err := tensor.WriteNpy(f, res.Out); err != nil {
-		f.Close()
-		return fail(stderr, err)
-	}
-	if err := f.Close(); err != nil {
+	// Atomic (temporary file, fsync, rename): a failed write leaves an
+	// existing file, which may be one of the inputs, as it was.
+	if err := tensor.WriteNpyFile(r.out, res.Out); err != nil {
 		return fail(stderr, err)
 	}
 	return 0
 }
 
-func usageErr(stderr io.Writer, format string, args ...any) int {
-	fmt.Fprintf(stderr, format+"\n", args...)
-	return 2
+func readInput(name, path string, asBF16 bool) (*tensor.Tensor, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("input %s: %v", name, err)
+	}
+	defer f.Close()
+	t, err := tensor.ReadNpy(f, asBF16)
+	if err != nil {
+		return nil, fmt.Errorf("input %s (%s): %v", name, path, err)
+	}
+	return t, nil
 }
 
 // fail prints one "fkc: …" line: exit 2 for usage errors, 1 otherwise.
 func fail(stderr io.Writer, err error) int {
 	fmt.Fprintf(stderr, "fkc: %s\n", strings.ReplaceAll(err.Error(), "\n", "; "))
-	var u *ops.UsageError
+	var u *kernels.Usage
 	if errors.As(err, &u) {
 		return 2
 	}

@@ -2,11 +2,14 @@ package cli
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/fkc-playground/fkc/engine"
+	"github.com/fkc-playground/fkc/kernels"
 	"github.com/fkc-playground/fkc/tensor"
 )
 
@@ -19,9 +22,15 @@ func writeNpy(t *testing.T, dir, name string, x *tensor.Tensor) string {
 	return p
 }
 
+// gpuEntries stands in for a GPU build's link table (without a device):
+// enough for the "runs on Vulkan via …" hints.
+var gpuEntries = &GPU{Entries: []kernels.Link{{EntryPoint: "fuel_vulkan_backend::fkc::pad_const_b4",
+	Serves: kernels.Variants("pad", kernels.FormConstant), Where: "shaders/wgsl/pad.wgsl"}},
+	Open: func() (engine.Device, func(), error) { return nil, nil, errors.New("no device in this test") }}
+
 func runMain(args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
-	code := Main(args, &out, &errb)
+	code := Main(args, &out, &errb, Config{GPU: gpuEntries})
 	return code, out.String(), errb.String()
 }
 

@@ -5,26 +5,50 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
+
+	"github.com/fkc-playground/fkc/bench"
+	"github.com/fkc-playground/fkc/kernels"
+	"github.com/fkc-playground/fkc/verify"
 )
 
-func verify(args []string, stdout, stderr io.Writer) int {
+// flags parses a subcommand's flags; a parse error is a usage error (the
+// flag package has printed why).
+func flags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		return kernels.Usagef("%s: %v", fs.Name(), err)
+	}
+	if fs.NArg() > 0 {
+		return kernels.Usagef("%s: unexpected argument %q", fs.Name(), fs.Arg(0))
+	}
+	return nil
+}
+
+func atLeast1(cmd, name string, v int) error {
+	if v < 1 {
+		return kernels.Usagef("%s: --%s %d: want a whole number ≥ 1", cmd, name, v)
+	}
+	return nil
+}
+
+func verifyCmd(args []string, stdout, stderr io.Writer, cfg Config) int {
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard)
 	backend := fs.String("backend", "cpu", "cpu or vulkan")
 	seed := fs.Int64("seed", 1, "random seed")
 	cases := fs.Int("cases", 20, "random cases per kernel × dtype × variant")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if err := flags(fs, args); err != nil {
+		return fail(stderr, err)
 	}
-	eng, closeFn, err := engine(*backend)
+	if err := atLeast1("verify", "cases", *cases); err != nil {
+		return fail(stderr, err)
+	}
+	eng, b, closeFn, err := open(*backend, cfg)
 	if err != nil {
 		return fail(stderr, err)
 	}
 	defer closeFn()
-	rep, err := eng.Verify(*backend, *seed, *cases, stdout)
-	if err != nil {
-		return fail(stderr, err)
-	}
+	rep := verify.Run(eng, b, *seed, *cases, stdout)
 	fmt.Fprintf(stdout, "%d passed, %d failed, %d skipped\n", rep.Passed, rep.Failed, rep.Skipped)
 	if rep.Failed > 0 {
 		return 1
@@ -32,26 +56,38 @@ func verify(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func bench(args []string, stdout, stderr io.Writer) int {
+func benchCmd(args []string, stdout, stderr io.Writer, cfg Config) int {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard)
 	backend := fs.String("backend", "cpu", "cpu or vulkan")
 	asJSON := fs.Bool("json", false, "JSON output")
 	reps := fs.Int("reps", 5, "timed repetitions per case (median reported)")
 	op := fs.String("op", "", "only cases whose name starts with this")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if err := flags(fs, args); err != nil {
+		return fail(stderr, err)
 	}
-	eng, closeFn, err := engine(*backend)
+	if err := atLeast1("bench", "reps", *reps); err != nil {
+		return fail(stderr, err)
+	}
+	matched := false
+	for _, n := range bench.Names() {
+		matched = matched || strings.HasPrefix(n, *op)
+	}
+	if !matched {
+		return fail(stderr, kernels.Usagef("bench: --op %q matches no case; the cases: %s", *op, strings.Join(bench.Names(), "; ")))
+	}
+	eng, b, closeFn, err := open(*backend, cfg)
 	if err != nil {
 		return fail(stderr, err)
 	}
 	defer closeFn()
-	res := eng.Bench(*backend, *reps, *op)
+	res := bench.Run(eng, b, *reps, *op)
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		enc.Encode(res)
+		if err := enc.Encode(res); err != nil {
+			return fail(stderr, err)
+		}
 	} else {
 		for _, r := range res {
 			fmt.Fprintln(stdout, r)

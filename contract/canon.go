@@ -25,7 +25,8 @@ import (
 // Two modes. An indented region keeps the nesting its author wrote: the
 // source indentation decides the structure and only the widths are
 // normalized. A flattened region (every line at column 0, yet some key opens
-// a nested section) has lost its nesting; it is rebuilt from the schema:
+// a nested section) has lost its nesting; it is rebuilt from the schema
+// (schema.go, seen through canonSchema):
 // section keys open contexts, `- ` starts a list item, inside `fields` every
 // `name: {flow map}` is a field, and a key known to an enclosing context (a
 // top-level key such as `return:` or `determinism:`) closes the inner ones.
@@ -146,58 +147,6 @@ func stripComment(s string) string {
 	}
 	return s
 }
-
-// schema is what the canonicalizer knows about a context: its known child
-// keys, whether it is a list, and whether it is an op_params `fields` map.
-type schema struct {
-	children map[string]*schema
-	list     bool    // a block sequence (inputs, outputs, fast_paths)
-	item     *schema // the schema of a list's items
-	fields   bool    // every `name: {flow map}` line is a child
-}
-
-func leafs(names ...string) map[string]*schema {
-	m := map[string]*schema{}
-	for _, n := range names {
-		m[n] = nil
-	}
-	return m
-}
-
-func with(m map[string]*schema, name string, s *schema) map[string]*schema {
-	m[name] = s
-	return m
-}
-
-var (
-	inputSchema  = &schema{children: leafs("name", "dtypes", "dtype_class", "layout", "rank", "shape_constraint")}
-	outputSchema = &schema{children: leafs("name", "dtype_rule", "shape_rule", "layout_guarantee", "aliasing")}
-
-	blockSchema = &schema{children: func() map[string]*schema {
-		m := leafs(topLevelScalars...)
-		m["accept"] = &schema{children: map[string]*schema{
-			"inputs": {list: true, item: inputSchema},
-			"op_params": {children: with(leafs("variant"), "fields",
-				&schema{fields: true, children: map[string]*schema{}})},
-		}}
-		m["return"] = &schema{children: map[string]*schema{"outputs": {list: true, item: outputSchema}}}
-		m["caps"] = &schema{children: with(leafs("awkward_layout_strategy", "in_place", "alignment_bytes", "access_granularity_bits"),
-			"fast_paths", &schema{list: true, item: &schema{children: leafs("when", "class")}})}
-		m["cost"] = &schema{children: with(leafs("provenance", "class", "flops", "bytes_moved", "overhead_ns"),
-			"memory", &schema{children: leafs("device_bytes", "host_bytes", "disk_bytes")})}
-		m["precision"] = &schema{children: leafs("bit_stable_on_same_hardware", "max_ulp", "max_relative", "max_absolute", "audited", "notes")}
-		return m
-	}()}
-
-	frontMatterSchema = &schema{children: map[string]*schema{
-		"fkc_version": nil,
-		"provider":    {children: leafs("name", "backend", "kernel_source", "link_registry", "revision_base")},
-	}}
-)
-
-// topLevelScalars are the block's scalar top-level keys.
-var topLevelScalars = []string{"kernel", "op_kind", "registrable", "blurb", "backend", "kernel_source",
-	"entry_point", "kernel_revision_hash", "determinism"}
 
 // canonResult is the canonicalizer's answer for one region.
 type canonResult struct {

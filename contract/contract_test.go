@@ -144,7 +144,7 @@ func TestRebuiltNesting(t *testing.T) {
 	if f := k.OpParams.Fields[1]; f.Kind != "u32" || f.Constraint != "<= 8" {
 		t.Errorf("field rank = %+v", f)
 	}
-	if k.OpParams.Variant != "Pad" || k.Outputs[0].DTypeRule != "passthrough(input)" || k.Caps.AlignmentBytes != 16 ||
+	if k.OpParams.Variant != "Pad" || k.Outputs[0].DTypeRule != (DTypeRule{Passthrough: "input"}) || k.Caps.AlignmentBytes != 16 ||
 		k.Caps.AccessGranularityBits != 32 || k.Cost.Memory.DeviceBytes != "n_out * dtype_bytes" || k.Cost.OverheadNs != "" ||
 		!k.Precision.Audited || !k.Precision.BitStableOnSameHardware || k.Determinism != "bitwise" {
 		t.Errorf("pad_const_b1 = %+v", k)
@@ -180,10 +180,10 @@ func TestRebuiltNesting(t *testing.T) {
 
 	d004 := mustParse(t, "004", readSeed(t, "fuel-reference-reduce.fkc.md"))
 	am := kernelByName(t, d004, "argmax_dim")
-	if am.Outputs[0].DTypeRule != "fixed(U32)" {
-		t.Errorf("argmax_dim dtype_rule %q", am.Outputs[0].DTypeRule)
+	if r := am.Outputs[0].DTypeRule; r != (DTypeRule{Fixed: tensor.U32}) || r.String() != "fixed(U32)" {
+		t.Errorf("argmax_dim dtype_rule %+v (%s)", r, r)
 	}
-	if dt, err := am.Outputs[0].DType(tensor.F32); err != nil || dt != tensor.U32 {
+	if dt, err := am.Outputs[0].DTypeRule.DType(am.Inputs, []tensor.DType{tensor.F32}); err != nil || dt != tensor.U32 {
 		t.Errorf("argmax_dim out dtype %v %v", dt, err)
 	}
 	if fp := am.Caps.FastPaths; len(fp) != 1 || fp[0][1] != (KV{"class", "reduction"}) {
@@ -356,6 +356,11 @@ func TestBrokenCopies(t *testing.T) {
 				if !strings.HasPrefix(d.String(), fmt.Sprintf("broken.md:%d: ", d.Line)) {
 					t.Errorf("String() = %q", d.String())
 				}
+				// the finding names the kernel of the section it is in
+				want := KernelID{s.provider, headingName(strings.TrimPrefix(lines[start], "## ")), "broken.md", start + 1}
+				if len(d.Kernels) != 1 || d.Kernels[0] != want {
+					t.Errorf("Kernels = %+v, want [%+v]", d.Kernels, want)
+				}
 			})
 		}
 		t.Run(s.file+"/truncated block", func(t *testing.T) {
@@ -376,6 +381,9 @@ func TestBrokenCopies(t *testing.T) {
 			}
 			if len(got) != 1 || got[0].Line != last+1 || !strings.Contains(got[0].Msg, "never closed") {
 				t.Fatalf("got %v; want one diagnostic at line %d", got, last+1)
+			}
+			if k := got[0].Kernels; len(k) != 1 || k[0].Kernel != headingName(strings.TrimPrefix(lines[lastHeading(lines, last)], "## ")) {
+				t.Errorf("Kernels = %+v: not the unclosed block's section", k)
 			}
 			if len(d.Kernels) != s.kernels-1 {
 				t.Errorf("%d kernels loaded, want %d", len(d.Kernels), s.kernels-1)
@@ -409,6 +417,37 @@ func TestBrokenCopies(t *testing.T) {
 				t.Errorf("%d kernels loaded, want %d", len(d.Kernels), s.kernels-1)
 			}
 		})
+	}
+}
+
+// lastHeading is the index of the last "## " line before line i.
+func lastHeading(lines []string, i int) int {
+	for i--; i >= 0 && !strings.HasPrefix(lines[i], "## "); i-- {
+	}
+	return i
+}
+
+// A finding about the document as a whole concerns no kernel; the rebuilt
+// nesting of a whole document is one such finding.
+func TestDocumentFindingsNameNoKernel(t *testing.T) {
+	_, ds := Parse("000", readSeed(t, "fuel-vulkan-kernels.fkc.md"))
+	if len(ds) != 1 || ds[0].Code != "RebuiltNesting" || ds[0].Kernels != nil {
+		t.Errorf("diagnostics %+v", ds)
+	}
+	_, ds = Parse("nofm.md", []byte("# t\n## k\n```fkc\nkernel: k\nbogus: 1\n```\n"))
+	var doc, kern int
+	for _, d := range ds {
+		switch {
+		case d.Kernels == nil:
+			doc++
+		case len(d.Kernels) == 1 && d.Kernels[0] == (KernelID{"", "k", "nofm.md", 2}):
+			kern++
+		default:
+			t.Errorf("%s: Kernels %+v", d, d.Kernels)
+		}
+	}
+	if doc != 1 || kern < 2 { // no front matter; unknown key bogus and the required keys
+		t.Errorf("%d document findings, %d kernel findings: %v", doc, kern, ds)
 	}
 }
 

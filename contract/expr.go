@@ -118,21 +118,14 @@ func EvalFormula(s string, env map[string]float64) (float64, error) {
 	return e.Eval(env)
 }
 
-// Formulas lists a kernel's non-empty cost formulas in document order,
-// keyed by their dotted path (cost.flops, cost.bytes_moved,
-// cost.overhead_ns, cost.memory.device_bytes, …).
+// Formulas lists a kernel's non-empty cost formulas in CostFields order,
+// keyed by their dotted path (cost.bytes_moved, cost.flops, …,
+// cost.memory.device_bytes, …).
 func (k *Kernel) Formulas() []KV {
 	var out []KV
-	for _, kv := range []KV{
-		{"cost.flops", k.Cost.Flops},
-		{"cost.bytes_moved", k.Cost.BytesMoved},
-		{"cost.overhead_ns", k.Cost.OverheadNs},
-		{"cost.memory.device_bytes", k.Cost.Memory.DeviceBytes},
-		{"cost.memory.host_bytes", k.Cost.Memory.HostBytes},
-		{"cost.memory.disk_bytes", k.Cost.Memory.DiskBytes},
-	} {
-		if kv.Value != "" {
-			out = append(out, kv)
+	for _, f := range CostFields {
+		if v := f.Get(k.Cost); v != "" {
+			out = append(out, KV{"cost." + f.Name, v})
 		}
 	}
 	return out

@@ -14,8 +14,12 @@ import (
 // indented lists). Nothing else changes: preamble, prose, comments, values,
 // blank lines and line endings are kept byte for byte, so line numbers never
 // shift. Format is idempotent, and its output loads to the same model as
-// its input. It fails only on input that is not UTF-8 text.
+// its input. It fails only on input that is not UTF-8 text, or over the
+// document size caps (MaxFileBytes, MaxLines).
 func Format(src []byte) ([]byte, error) {
+	if err := checkSize("the document", src); err != nil {
+		return nil, err
+	}
 	if !utf8.Valid(src) {
 		return nil, errors.New("not UTF-8 text")
 	}

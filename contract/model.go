@@ -18,6 +18,27 @@ type Diagnostic struct {
 	Severity string `json:"severity"`       // "error", "warning" or "info"
 	Code     string `json:"code,omitempty"` // e.g. "DuplicateKernelRef", "RebuiltNesting"
 	Msg      string `json:"message"`
+	// Kernels are the kernel sections the finding concerns: the one whose
+	// block holds it (loader findings), every kernel bound to a duplicated
+	// key (DuplicateKernelRef), the kernel that cannot be fanned out.
+	// Empty for a finding about the document as a whole.
+	Kernels []KernelID `json:"kernels,omitempty"`
+}
+
+// KernelID names one kernel section.
+type KernelID struct {
+	Provider string `json:"provider"` // the document's provider.name
+	Kernel   string `json:"kernel"`
+	File     string `json:"file"`
+	Line     int    `json:"line"` // of the section's heading
+}
+
+// String is "provider/kernel".
+func (id KernelID) String() string { return id.Provider + "/" + id.Kernel }
+
+// KernelID names kernel k of d.
+func (d *Document) KernelID(k *Kernel) KernelID {
+	return KernelID{Provider: d.Provider.Name, Kernel: k.Name, File: d.File, Line: k.Line}
 }
 
 func (d Diagnostic) String() string {
@@ -113,11 +134,83 @@ type Field struct {
 
 // Output is one return.outputs entry.
 type Output struct {
-	Name            string `json:"name"`
-	DTypeRule       string `json:"dtype_rule"`
-	ShapeRule       string `json:"shape_rule"`
-	LayoutGuarantee string `json:"layout_guarantee"`
-	Aliasing        string `json:"aliasing"`
+	Name            string    `json:"name"`
+	DTypeRule       DTypeRule `json:"dtype_rule"`
+	ShapeRule       string    `json:"shape_rule"`
+	LayoutGuarantee string    `json:"layout_guarantee"`
+	Aliasing        string    `json:"aliasing"`
+}
+
+// DTypeRule is an output's dtype_rule, parsed once by the loader:
+// passthrough(INPUT) gives the output, in each binding, the dtype of the
+// named input; fixed(DTYPE) always gives DTYPE. The zero value is "no rule"
+// (the key was absent, or its text was reported as a loader error). In JSON
+// it is the rule's text.
+type DTypeRule struct {
+	Passthrough string       // passthrough(INPUT): the input's name
+	Fixed       tensor.DType // fixed(DTYPE); tensor.Invalid for a passthrough rule
+}
+
+// ParseDTypeRule parses "passthrough(INPUT)" or "fixed(DTYPE)".
+func ParseDTypeRule(s string) (DTypeRule, error) {
+	r := strings.TrimSpace(s)
+	if a, ok := strings.CutPrefix(r, "passthrough("); ok && strings.HasSuffix(a, ")") {
+		name := strings.TrimSpace(strings.TrimSuffix(a, ")"))
+		if name == "" {
+			return DTypeRule{}, fmt.Errorf("%s names no input", r)
+		}
+		return DTypeRule{Passthrough: name}, nil
+	}
+	if a, ok := strings.CutPrefix(r, "fixed("); ok && strings.HasSuffix(a, ")") {
+		dt, err := tensor.ParseDType(strings.TrimSuffix(a, ")"))
+		if err != nil {
+			return DTypeRule{}, fmt.Errorf("%v in %s", err, r)
+		}
+		return DTypeRule{Fixed: dt}, nil
+	}
+	return DTypeRule{}, fmt.Errorf("%q is neither passthrough(INPUT) nor fixed(DTYPE)", r)
+}
+
+// String is the rule as a contract writes it; "" for the zero rule.
+func (r DTypeRule) String() string {
+	switch {
+	case r.Passthrough != "":
+		return "passthrough(" + r.Passthrough + ")"
+	case r.Fixed != tensor.Invalid:
+		return "fixed(" + r.Fixed.String() + ")"
+	}
+	return ""
+}
+
+// MarshalText writes the rule's text.
+func (r DTypeRule) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
+
+// UnmarshalText parses the rule's text; "" is the zero rule.
+func (r *DTypeRule) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*r = DTypeRule{}
+		return nil
+	}
+	v, err := ParseDTypeRule(string(b))
+	*r = v
+	return err
+}
+
+// DType is the output dtype in a binding whose inputs (in contract order)
+// have the dtypes ins.
+func (r DTypeRule) DType(inputs []Input, ins []tensor.DType) (tensor.DType, error) {
+	switch {
+	case r.Passthrough != "":
+		for i, in := range inputs {
+			if in.Name == r.Passthrough && i < len(ins) {
+				return ins[i], nil
+			}
+		}
+		return tensor.Invalid, fmt.Errorf("dtype_rule %s names no input", r)
+	case r.Fixed != tensor.Invalid:
+		return r.Fixed, nil
+	}
+	return tensor.Invalid, fmt.Errorf("no dtype_rule")
 }
 
 // Caps is the caps map.
@@ -130,6 +223,7 @@ type Caps struct {
 }
 
 // Cost holds the cost formulas as written; "~" (left for the Judge) is "".
+// CostFields lists the formulas.
 type Cost struct {
 	Provenance string `json:"provenance"`
 	Class      string `json:"class"`
@@ -156,11 +250,23 @@ type Precision struct {
 	Notes                   string `json:"notes"`
 }
 
-// Output dtype of a binding whose first input has dtype in, per DTypeRule:
-// passthrough(x) keeps it; fixed(U32) forces U32.
-func (o Output) DType(in tensor.DType) (tensor.DType, error) {
-	if r, ok := strings.CutPrefix(o.DTypeRule, "fixed("); ok {
-		return tensor.ParseDType(strings.TrimSuffix(strings.TrimSpace(r), ")"))
-	}
-	return in, nil
+// CostField is one cost formula of a kernel's cost map.
+type CostField struct {
+	Name string // its key under cost: "bytes_moved", "memory.device_bytes"
+	at   func(*Cost) *string
+}
+
+// Get is the field's formula in c, as written ("" when absent or ~).
+func (f CostField) Get(c Cost) string { return *f.at(&c) }
+
+// CostFields lists the cost formulas once, in the order a page shows them:
+// the decoder (cost's formula keys, each checked by ParseExpr),
+// Kernel.Formulas and every evaluation of a run's costs iterate it.
+var CostFields = []CostField{
+	{"bytes_moved", func(c *Cost) *string { return &c.BytesMoved }},
+	{"flops", func(c *Cost) *string { return &c.Flops }},
+	{"overhead_ns", func(c *Cost) *string { return &c.OverheadNs }},
+	{"memory.device_bytes", func(c *Cost) *string { return &c.Memory.DeviceBytes }},
+	{"memory.host_bytes", func(c *Cost) *string { return &c.Memory.HostBytes }},
+	{"memory.disk_bytes", func(c *Cost) *string { return &c.Memory.DiskBytes }},
 }

@@ -1,9 +1,10 @@
 package contract
 
 import (
+	"errors"
 	"fmt"
-	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -17,10 +18,15 @@ var Determinisms = []string{"bitwise", "same_hardware_bitwise", "nondeterministi
 
 // LoadFile reads and parses one FKC document. A read error is returned as a
 // diagnostic at line 0 with a nil document.
+// A document over the size caps (MaxFileBytes, MaxLines) is not read.
 func LoadFile(path string) (*Document, []Diagnostic) {
-	src, err := os.ReadFile(path)
+	src, err := ReadFile(path)
 	if err != nil {
-		return nil, []Diagnostic{{File: path, Severity: "error", Code: "Read", Msg: err.Error()}}
+		code := "Read"
+		if tl := (*TooLarge)(nil); errors.As(err, &tl) {
+			code = "TooLarge"
+		}
+		return nil, []Diagnostic{{File: path, Severity: "error", Code: code, Msg: err.Error()}}
 	}
 	return Parse(path, src)
 }
@@ -42,23 +48,53 @@ func HasErrors(ds []Diagnostic) bool {
 // diagnostic "file:line: message" naming the key; Parse never panics and
 // never returns a kernel whose block failed to decode as YAML. The returned
 // diagnostics are also stored in Document.Diags, sorted by line.
+//
+// A document over the size caps (MaxFileBytes, MaxLines) is not parsed: it
+// gets one error diagnostic (Code "TooLarge") and a nil document; a block
+// over MaxBlockBytes is not decoded, and its section is not loaded.
 func Parse(file string, src []byte) (*Document, []Diagnostic) {
+	if err := checkSize(file, src); err != nil {
+		return nil, []Diagnostic{{File: file, Line: 1, Severity: "error", Code: "TooLarge", Msg: err.Error()}}
+	}
 	p := &parser{file: file, doc: &Document{File: file}}
 	L := scanDoc(src)
 	p.layout(L)
 	sort.SliceStable(p.diags, func(i, j int) bool { return p.diags[i].Line < p.diags[j].Line })
+	p.summarizeDropped(len(L.lines))
 	p.doc.Diags = p.diags
 	return p.doc, p.diags
 }
 
 type parser struct {
-	file  string
-	doc   *Document
-	diags []Diagnostic
+	file      string
+	doc       *Document
+	diags     []Diagnostic
+	rebuiltAt []int // source lines of the regions rebuilt from the schema
+
+	dropped    int    // findings over MaxDiagnostics
+	droppedSev string // the gravest of them
 }
 
 func (p *parser) add(line int, sev, code, format string, args ...any) {
+	if len(p.diags) >= MaxDiagnostics {
+		p.dropped++
+		if severityRank[sev] > severityRank[p.droppedSev] {
+			p.droppedSev = sev
+		}
+		return
+	}
 	p.diags = append(p.diags, Diagnostic{File: p.file, Line: line, Severity: sev, Code: code, Msg: fmt.Sprintf(format, args...)})
+}
+
+var severityRank = map[string]int{"info": 1, "warning": 2, "error": 3}
+
+// summarizeDropped adds, after the sorted findings, one that counts those
+// over MaxDiagnostics, with the gravest severity among them.
+func (p *parser) summarizeDropped(lines int) {
+	if p.dropped > 0 {
+		p.diags = append(p.diags, Diagnostic{File: p.file, Line: lines, Severity: p.droppedSev, Code: "TooMany",
+			Msg: fmt.Sprintf("%d more findings are not listed (at most %d per document, contract.MaxDiagnostics)", p.dropped, MaxDiagnostics)})
+	}
 }
 
 func (p *parser) layout(L *layout) {
@@ -73,15 +109,16 @@ func (p *parser) layout(L *layout) {
 	for _, l := range L.lines[:end] {
 		d.Preamble = append(d.Preamble, trimCR(l))
 	}
-	var rebuilt []int // source lines of rebuilt regions
 	if L.fmOpen < 0 {
 		p.add(1, "error", "", "no YAML front matter (--- … ---) with fkc_version and provider")
+	} else if n := regionBytes(L.lines[L.fmOpen+1 : L.fmClose]); n > MaxBlockBytes {
+		p.add(L.fmOpen+1, "error", "TooLarge", "the front matter is %d bytes; it may be at most %d (contract.MaxBlockBytes); it is not loaded", n, MaxBlockBytes)
 	} else {
 		c := canonicalize(L.lines[L.fmOpen+1:L.fmClose], frontMatterSchema)
 		p.lineDiags(c, L.fmOpen+1)
 		if c.flat {
 			d.Rebuilt = append(d.Rebuilt, "front matter")
-			rebuilt = append(rebuilt, L.fmOpen+1)
+			p.rebuiltAt = append(p.rebuiltAt, L.fmOpen+1)
 		}
 		p.frontMatter(c, L.fmOpen+1, L.fmOpen+1)
 	}
@@ -96,43 +133,25 @@ func (p *parser) layout(L *layout) {
 			p.add(s.heading+1, "info", "", "section ## %s has no ```fkc block; it is prose only", s.headingText)
 			continue
 		}
-		for _, f := range s.extraFences {
-			p.add(f+1, "error", "", "a second ```fkc block in section ## %s; only the first block of a section is loaded", s.headingText)
-		}
-		if s.heading < 0 {
-			p.add(s.fence+1, "error", "", "```fkc block outside a `## kernel` section")
-		}
-		c := canonicalize(L.lines[s.blockFrom:s.blockTo], blockSchema)
-		p.lineDiags(c, s.blockFrom)
-		if s.truncated {
-			why := "the file ends mid-block"
-			if s.blockTo < len(L.lines) {
-				why = fmt.Sprintf("no closing ``` before line %d", s.blockTo+1)
-			}
-			p.add(s.fence+1, "error", "", "```fkc block is never closed (%s); section ## %s is not loaded", why, s.headingText)
-			continue
-		}
+		mark := len(p.diags)
 		k := &Kernel{Heading: s.headingText, BlockLine: s.fence + 1, Line: s.heading + 1, Registrable: true}
 		if s.heading < 0 {
 			k.Line = s.fence + 1
 		}
-		k.Prose = L.text(s.proseFrom, s.fence)
-		if !p.kernel(k, c, s.blockFrom) {
-			continue
-		}
-		if c.flat {
-			d.Rebuilt = append(d.Rebuilt, "block "+k.Name)
-			rebuilt = append(rebuilt, s.fence+1)
-		}
-		if h := headingName(s.headingText); s.heading >= 0 && k.Name != "" && h != k.Name {
-			p.add(s.heading+1, "warning", "", "heading ## %s does not match the block's kernel: %s", h, k.Name)
+		if p.block(L, s, k) {
+			d.Kernels = append(d.Kernels, k)
 		}
 		if k.Name == "" {
 			k.Name = headingName(s.headingText)
 		}
-		d.Kernels = append(d.Kernels, k)
+		if k.Name != "" {
+			// every finding of the section concerns its kernel (loaded or not)
+			for i := mark; i < len(p.diags); i++ {
+				p.diags[i].Kernels = []KernelID{d.KernelID(k)}
+			}
+		}
 	}
-	if len(rebuilt) > 0 {
+	if len(p.rebuiltAt) > 0 {
 		what := strings.Join(d.Rebuilt, ", ")
 		if len(d.Rebuilt) > 3 {
 			nb := len(d.Rebuilt)
@@ -143,9 +162,55 @@ func (p *parser) layout(L *layout) {
 			}
 			what = fm + plural(nb, "fkc block", "fkc blocks")
 		}
-		p.add(rebuilt[0], "info", "RebuiltNesting",
+		p.add(p.rebuiltAt[0], "info", "RebuiltNesting",
 			"YAML indentation was lost; rebuilt the nesting of %s from the FKC schema (`fkc fmt -w` rewrites the file canonically)", what)
 	}
+}
+
+// block loads the fkc block of section s into k; it reports false when the
+// kernel is not loaded (an unclosed block, or one that is not YAML).
+func (p *parser) block(L *layout, s *section, k *Kernel) bool {
+	for _, f := range s.extraFences {
+		p.add(f+1, "error", "", "a second ```fkc block in section ## %s; only the first block of a section is loaded", s.headingText)
+	}
+	if s.heading < 0 {
+		p.add(s.fence+1, "error", "", "```fkc block outside a `## kernel` section")
+	}
+	if n := regionBytes(L.lines[s.blockFrom:s.blockTo]); n > MaxBlockBytes {
+		p.add(s.fence+1, "error", "TooLarge", "```fkc block of section ## %s is %d bytes; a block may be at most %d (contract.MaxBlockBytes); the section is not loaded", s.headingText, n, MaxBlockBytes)
+		return false
+	}
+	c := canonicalize(L.lines[s.blockFrom:s.blockTo], blockSchema)
+	p.lineDiags(c, s.blockFrom)
+	if s.truncated {
+		why := "the file ends mid-block"
+		if s.blockTo < len(L.lines) {
+			why = fmt.Sprintf("no closing ``` before line %d", s.blockTo+1)
+		}
+		p.add(s.fence+1, "error", "", "```fkc block is never closed (%s); section ## %s is not loaded", why, s.headingText)
+		return false
+	}
+	k.Prose = L.text(s.proseFrom, s.fence)
+	if !p.kernel(k, c, s.blockFrom) {
+		return false
+	}
+	if c.flat {
+		p.doc.Rebuilt = append(p.doc.Rebuilt, "block "+k.Name)
+		p.rebuiltAt = append(p.rebuiltAt, s.fence+1)
+	}
+	if h := headingName(s.headingText); s.heading >= 0 && k.Name != "" && h != k.Name {
+		p.add(s.heading+1, "warning", "", "heading ## %s does not match the block's kernel: %s", h, k.Name)
+	}
+	return true
+}
+
+// regionBytes is the size of a region of lines, newlines included.
+func regionBytes(lines []string) int {
+	n := 0
+	for _, l := range lines {
+		n += len(l) + 1
+	}
+	return n
 }
 
 func (p *parser) lineDiags(c *canonResult, first int) {
@@ -180,12 +245,14 @@ func (p *parser) decodeYAML(c *canonResult, from, errLine int, what string) *yam
 	return &yaml.Node{Kind: yaml.MappingNode, Line: 1}
 }
 
-// dec walks one decoded region.
+// dec walks one decoded region along its schema (schema.go).
 type dec struct {
 	p        *parser
-	base     int // source line = base + node.Line
-	comments map[string]string
-	rules    map[int]*yaml.Node // return.outputs index → its dtype_rule value
+	base     int               // source line = base + node.Line
+	comments map[string]string // nil: comments are not kept (the front matter)
+	seen     map[string]bool   // dotted paths of the known keys decoded
+	kernel   *Kernel           // the block's kernel; nil in the front matter
+	later    []func()          // checks that need the whole block (dtype_rule → inputs)
 }
 
 type pair struct {
@@ -278,6 +345,9 @@ func kindName(n *yaml.Node) string {
 	case yaml.SequenceNode:
 		return "a list"
 	case yaml.ScalarNode:
+		if isNull(n) {
+			return "nothing"
+		}
 		return fmt.Sprintf("the value %q", n.Value)
 	case yaml.AliasNode:
 		return "an alias"
@@ -329,8 +399,74 @@ func (d *dec) kvs(pr pair) []KV {
 	return out
 }
 
-func (d *dec) unknown(pr pair) {
-	d.warnf(pr.k, "unknown key %s", pr.path)
+// decodeMap decodes the entries of mapping n into target (the model value
+// of the schema node sc): a key sc knows decodes by its node, any other is a
+// warning. what names such a key in the message ("key", "top-level key").
+func (d *dec) decodeMap(n *yaml.Node, path string, sc *keyDef, target any, what string) {
+	for _, e := range d.pairs(n, path) {
+		c := findKey(sc.children, e.key)
+		if c == nil {
+			d.warnf(e.k, "unknown %s %s", what, e.path)
+			continue
+		}
+		d.seen[e.path] = true
+		c.decode(d, target, e)
+	}
+}
+
+// requireKeys reports every required key of sc (through nested sections)
+// that was not decoded under path, at line; what names the mapping.
+func (d *dec) requireKeys(sc *keyDef, path string, line int, what string) {
+	var walk func(sc *keyDef, rel string)
+	walk = func(sc *keyDef, rel string) {
+		for _, c := range sc.children {
+			r := join(rel, c.key)
+			if c.required && !d.seen[join(path, r)] {
+				d.p.add(line, "error", "", "%s has no required key %s", what, r)
+			}
+			if c.kind == kMap {
+				walk(c, r)
+			}
+		}
+	}
+	walk(sc, "")
+}
+
+// region decodes a region's root mapping into target along sc, then runs
+// the checks that need the whole region and the required-key checks.
+// unknown names a key sc does not know in the message.
+func (d *dec) region(root *yaml.Node, sc *keyDef, target any, line int, unknown string) {
+	d.seen = map[string]bool{}
+	d.decodeMap(root, "", sc, target, unknown)
+	for _, f := range d.later {
+		f()
+	}
+	d.requireKeys(sc, "", line, sc.key)
+}
+
+// sequence is the entries of list node n's value; a `~` value is an absent
+// list unless the list is required, anything else but a list an error.
+func (d *dec) sequence(n *keyDef, e pair) ([]*yaml.Node, bool) {
+	if isNull(e.v) && !n.required {
+		return nil, false
+	}
+	if e.v.Kind != yaml.SequenceNode {
+		d.errf(e.v, "%s: expected a list of %ss, found %s", e.path, n.noun, kindName(e.v))
+		return nil, false
+	}
+	return e.v.Content, true
+}
+
+// named is " NAME" for a list entry with a scalar name key, else "".
+func named(it *yaml.Node) string {
+	if it.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(it.Content); i += 2 {
+			if k, v := it.Content[i], it.Content[i+1]; k.Value == "name" && v.Kind == yaml.ScalarNode && v.Value != "" {
+				return " " + v.Value
+			}
+		}
+	}
+	return ""
 }
 
 func (p *parser) frontMatter(c *canonResult, from, openLine int) {
@@ -339,40 +475,7 @@ func (p *parser) frontMatter(c *canonResult, from, openLine int) {
 		return
 	}
 	d := &dec{p: p, base: from}
-	doc := p.doc
-	hasProvider := false
-	for _, pr := range d.pairs(root, "") {
-		switch pr.key {
-		case "fkc_version":
-			doc.FKCVersion = d.integer(pr)
-		case "provider":
-			hasProvider = true
-			for _, e := range d.pairs(pr.v, pr.path) {
-				switch e.key {
-				case "name":
-					doc.Provider.Name = d.str(e)
-				case "backend":
-					doc.Provider.Backend = d.str(e)
-				case "kernel_source":
-					doc.Provider.KernelSource = d.str(e)
-				case "link_registry":
-					doc.Provider.LinkRegistry = d.str(e)
-				case "revision_base":
-					doc.Provider.RevisionBase = d.str(e)
-				default:
-					d.unknown(e)
-				}
-			}
-			if doc.Provider.Name == "" {
-				d.errf(pr.k, "provider: missing required key provider.name")
-			}
-		default:
-			d.warnf(pr.k, "unknown front-matter key %s", pr.path)
-		}
-	}
-	if !hasProvider {
-		p.add(openLine, "error", "", "front matter: missing required key provider")
-	}
+	d.region(root, frontMatterKeys, p.doc, openLine, "front-matter key")
 }
 
 // kernel decodes one canonicalized block into k. It reports false when the
@@ -383,265 +486,66 @@ func (p *parser) kernel(k *Kernel, c *canonResult, from int) bool {
 		return false
 	}
 	k.Comments = map[string]string{}
-	d := &dec{p: p, base: from, comments: k.Comments}
-	seen := map[string]bool{}
-	var detLine *yaml.Node
-	for _, pr := range d.pairs(root, "") {
-		seen[pr.key] = true
-		switch pr.key {
-		case "kernel":
-			k.Name = d.str(pr)
-		case "op_kind":
-			k.OpKind = d.str(pr)
-		case "registrable":
-			k.Registrable = d.boolean(pr)
-			if isNull(pr.v) {
-				k.Registrable = true
-			}
-		case "blurb":
-			k.Blurb = d.str(pr)
-		case "backend":
-			k.Backend = d.str(pr)
-		case "kernel_source":
-			k.KernelSource = d.str(pr)
-		case "entry_point":
-			k.EntryPoint = d.str(pr)
-		case "kernel_revision_hash":
-			k.KernelRevisionHash = d.str(pr)
-		case "determinism":
-			k.Determinism = d.str(pr)
-			detLine = pr.v
-		case "accept":
-			d.accept(k, pr, seen)
-		case "return":
-			d.ret(k, pr, seen)
-		case "caps":
-			d.caps(k, pr)
-		case "cost":
-			d.cost(k, pr)
-		case "precision":
-			d.precision(k, pr)
-		default:
-			d.warnf(pr.k, "unknown top-level key %s", pr.key)
-		}
-	}
-	for _, req := range []string{"kernel", "op_kind", "backend", "entry_point", "accept.inputs", "return.outputs", "determinism"} {
-		if !seen[req] {
-			p.add(k.BlockLine, "error", "", "fkc block has no required key %s", req)
-		}
-	}
-	if detLine != nil && k.Determinism != "" {
-		ok := false
-		for _, v := range Determinisms {
-			ok = ok || v == k.Determinism
-		}
-		if !ok {
-			d.errf(detLine, "determinism: %q is not one of %s", k.Determinism, strings.Join(Determinisms, ", "))
-		}
-	}
-	d.checkOutputs(k)
+	d := &dec{p: p, base: from, comments: k.Comments, kernel: k}
+	d.region(root, blockKeys, k, k.BlockLine, "top-level key")
 	if len(k.Comments) == 0 {
 		k.Comments = nil
 	}
 	return true
 }
 
-func (d *dec) accept(k *Kernel, pr pair, seen map[string]bool) {
-	for _, e := range d.pairs(pr.v, pr.path) {
-		switch e.key {
-		case "inputs":
-			seen["accept.inputs"] = true
-			if e.v.Kind != yaml.SequenceNode {
-				d.errf(e.v, "%s: expected a list of inputs, found %s", e.path, kindName(e.v))
-				continue
-			}
-			for i, it := range e.v.Content {
-				k.Inputs = append(k.Inputs, d.input(it, fmt.Sprintf("%s.%d", e.path, i)))
-			}
-		case "op_params":
-			for _, o := range d.pairs(e.v, e.path) {
-				switch o.key {
-				case "variant":
-					k.OpParams.Variant = d.str(o)
-				case "fields":
-					for _, f := range d.pairs(o.v, o.path) {
-						fl := Field{Name: f.key}
-						for _, a := range d.pairs(f.v, f.path) {
-							switch a.key {
-							case "kind":
-								fl.Kind = d.str(a)
-							case "constraint":
-								fl.Constraint = d.str(a)
-							case "note":
-								fl.Note = d.str(a)
-							default:
-								d.unknown(a)
-							}
-						}
-						k.OpParams.Fields = append(k.OpParams.Fields, fl)
-					}
-				default:
-					d.unknown(o)
-				}
-			}
-		default:
-			d.unknown(e)
-		}
+// decodeDTypes decodes an input's dtypes: [F32, F64].
+func decodeDTypes(d *dec, t any, e pair) {
+	in := t.(*Input)
+	if e.v.Kind != yaml.SequenceNode {
+		d.errf(e.v, "%s: expected a list of dtypes such as [F32, F64], found %s", e.path, kindName(e.v))
+		return
 	}
-}
-
-func (d *dec) input(n *yaml.Node, path string) Input {
-	var in Input
-	hasDTypes := false
-	for _, e := range d.pairs(n, path) {
-		switch e.key {
-		case "name":
-			in.Name = d.str(e)
-		case "dtypes":
-			hasDTypes = true
-			items := []*yaml.Node{e.v}
-			if e.v.Kind == yaml.SequenceNode {
-				items = e.v.Content
-			} else {
-				d.errf(e.v, "%s: expected a list of dtypes such as [F32, F64], found %s", e.path, kindName(e.v))
-				continue
-			}
-			for _, it := range items {
-				if it.Kind != yaml.ScalarNode {
-					d.errf(it, "%s: expected a dtype name, found %s", e.path, kindName(it))
-					continue
-				}
-				dt, err := tensor.ParseDType(it.Value)
-				if err != nil {
-					d.errf(it, "%s: unknown dtype %q (known: BOOL, U8, I8, I16, U32, I32, I64, F16, BF16, F32, F64)", e.path, it.Value)
-					continue
-				}
-				in.DTypes = append(in.DTypes, dt)
-				in.DTypeNames = append(in.DTypeNames, dt.String())
-			}
-			if len(e.v.Content) == 0 {
-				d.errf(e.v, "%s: the dtype list is empty", e.path)
-			}
-		case "dtype_class":
-			in.DTypeClass = d.str(e)
-		case "layout":
-			in.Layout = d.kvs(e)
-		case "rank":
-			in.Rank = d.str(e)
-		case "shape_constraint":
-			in.ShapeConstraint = d.str(e)
-		default:
-			d.unknown(e)
-		}
-	}
-	if in.Name == "" {
-		d.errf(n, "%s: input has no name", path)
-	}
-	if !hasDTypes {
-		d.errf(n, "%s: input %s has no dtypes", path, in.Name)
-	}
-	return in
-}
-
-func (d *dec) ret(k *Kernel, pr pair, seen map[string]bool) {
-	for _, e := range d.pairs(pr.v, pr.path) {
-		if e.key != "outputs" {
-			d.unknown(e)
+	repeated := map[tensor.DType]bool{}
+	for _, it := range e.v.Content {
+		if it.Kind != yaml.ScalarNode {
+			d.errf(it, "%s: expected a dtype name, found %s", e.path, kindName(it))
 			continue
 		}
-		seen["return.outputs"] = true
-		if e.v.Kind != yaml.SequenceNode {
-			d.errf(e.v, "%s: expected a list of outputs, found %s", e.path, kindName(e.v))
+		dt, err := tensor.ParseDType(it.Value)
+		if err != nil {
+			d.errf(it, "%s: %v", e.path, err)
 			continue
 		}
-		for i, it := range e.v.Content {
-			var o Output
-			path := fmt.Sprintf("%s.%d", e.path, i)
-			for _, a := range d.pairs(it, path) {
-				switch a.key {
-				case "name":
-					o.Name = d.str(a)
-				case "dtype_rule":
-					o.DTypeRule = d.str(a)
-					d.ruleLine(k, len(k.Outputs), a.v)
-				case "shape_rule":
-					o.ShapeRule = d.str(a)
-				case "layout_guarantee":
-					o.LayoutGuarantee = d.str(a)
-				case "aliasing":
-					o.Aliasing = d.str(a)
-				default:
-					d.unknown(a)
-				}
+		// The registry binds once per listed dtype: a repeat would bind a
+		// dtype twice (and a long list of repeats, millions of times from
+		// one small file).
+		if slices.Contains(in.DTypes, dt) {
+			if !repeated[dt] {
+				repeated[dt] = true
+				d.errf(it, "%s: dtype %s is listed more than once (the registry binds each listed dtype once)", e.path, dt)
 			}
-			k.Outputs = append(k.Outputs, o)
-		}
-	}
-}
-
-// ruleLine remembers a dtype_rule node so checkOutputs can point at it.
-func (d *dec) ruleLine(k *Kernel, i int, n *yaml.Node) {
-	if d.rules == nil {
-		d.rules = map[int]*yaml.Node{}
-	}
-	d.rules[i] = n
-}
-
-// checkOutputs validates dtype_rule: passthrough(INPUT) or fixed(DTYPE).
-func (d *dec) checkOutputs(k *Kernel) {
-	for i, o := range k.Outputs {
-		n := d.rules[i]
-		if n == nil {
 			continue
 		}
-		path := fmt.Sprintf("return.outputs.%d.dtype_rule", i)
-		r := strings.TrimSpace(o.DTypeRule)
-		switch {
-		case strings.HasPrefix(r, "fixed(") && strings.HasSuffix(r, ")"):
-			if _, err := tensor.ParseDType(r[6 : len(r)-1]); err != nil {
-				d.errf(n, "%s: unknown dtype %q in %s", path, r[6:len(r)-1], r)
-			}
-		case strings.HasPrefix(r, "passthrough(") && strings.HasSuffix(r, ")"):
-			name := strings.TrimSpace(r[12 : len(r)-1])
-			found := false
-			for _, in := range k.Inputs {
-				found = found || in.Name == name
-			}
-			if !found {
-				d.errf(n, "%s: %s names no input of this kernel", path, r)
-			}
-		default:
-			d.errf(n, "%s: %q is neither passthrough(INPUT) nor fixed(DTYPE)", path, r)
-		}
+		in.DTypes = append(in.DTypes, dt)
+		in.DTypeNames = append(in.DTypeNames, dt.String())
+	}
+	if len(e.v.Content) == 0 {
+		d.errf(e.v, "%s: the dtype list is empty", e.path)
 	}
 }
 
-func (d *dec) caps(k *Kernel, pr pair) {
-	for _, e := range d.pairs(pr.v, pr.path) {
-		switch e.key {
-		case "awkward_layout_strategy":
-			k.Caps.AwkwardLayoutStrategy = d.str(e)
-		case "fast_paths":
-			if isNull(e.v) {
-				continue
+// decodeDTypeRule parses an output's dtype_rule; that a passthrough names
+// an input of the kernel is checked once the whole block is decoded.
+func decodeDTypeRule(d *dec, t any, e pair) {
+	o := t.(*Output)
+	r, err := ParseDTypeRule(d.str(e))
+	if err != nil {
+		d.errf(e.v, "%s: %v", e.path, err)
+		return
+	}
+	o.DTypeRule = r
+	if k := d.kernel; k != nil && r.Passthrough != "" {
+		d.later = append(d.later, func() {
+			if !slices.ContainsFunc(k.Inputs, func(in Input) bool { return in.Name == r.Passthrough }) {
+				d.errf(e.v, "%s: %s names no input of this kernel", e.path, r)
 			}
-			if e.v.Kind != yaml.SequenceNode {
-				d.errf(e.v, "%s: expected a list, found %s", e.path, kindName(e.v))
-				continue
-			}
-			k.Caps.FastPaths = [][]KV{}
-			for i, it := range e.v.Content {
-				k.Caps.FastPaths = append(k.Caps.FastPaths, d.kvs(pair{"", it, it, fmt.Sprintf("%s.%d", e.path, i)}))
-			}
-		case "in_place":
-			k.Caps.InPlace = d.boolean(e)
-		case "alignment_bytes":
-			k.Caps.AlignmentBytes = d.integer(e)
-		case "access_granularity_bits":
-			k.Caps.AccessGranularityBits = d.integer(e)
-		default:
-			d.unknown(e)
-		}
+		})
 	}
 }
 
@@ -654,57 +558,4 @@ func (d *dec) formula(e pair) string {
 		d.errf(e.v, "%s: cannot parse cost formula %q: %v", e.path, s, err)
 	}
 	return s
-}
-
-func (d *dec) cost(k *Kernel, pr pair) {
-	for _, e := range d.pairs(pr.v, pr.path) {
-		switch e.key {
-		case "provenance":
-			k.Cost.Provenance = d.str(e)
-		case "class":
-			k.Cost.Class = d.str(e)
-		case "flops":
-			k.Cost.Flops = d.formula(e)
-		case "bytes_moved":
-			k.Cost.BytesMoved = d.formula(e)
-		case "overhead_ns":
-			k.Cost.OverheadNs = d.formula(e)
-		case "memory":
-			for _, m := range d.pairs(e.v, e.path) {
-				switch m.key {
-				case "device_bytes":
-					k.Cost.Memory.DeviceBytes = d.formula(m)
-				case "host_bytes":
-					k.Cost.Memory.HostBytes = d.formula(m)
-				case "disk_bytes":
-					k.Cost.Memory.DiskBytes = d.formula(m)
-				default:
-					d.unknown(m)
-				}
-			}
-		default:
-			d.unknown(e)
-		}
-	}
-}
-
-func (d *dec) precision(k *Kernel, pr pair) {
-	for _, e := range d.pairs(pr.v, pr.path) {
-		switch e.key {
-		case "bit_stable_on_same_hardware":
-			k.Precision.BitStableOnSameHardware = d.boolean(e)
-		case "max_ulp":
-			k.Precision.MaxULP = d.str(e)
-		case "max_relative":
-			k.Precision.MaxRelative = d.str(e)
-		case "max_absolute":
-			k.Precision.MaxAbsolute = d.str(e)
-		case "audited":
-			k.Precision.Audited = d.boolean(e)
-		case "notes":
-			k.Precision.Notes = d.str(e)
-		default:
-			d.unknown(e)
-		}
-	}
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fkc-playground/fkc/engine"
 	"github.com/fkc-playground/fkc/ops"
 	"github.com/fkc-playground/fkc/playground"
 	"github.com/fkc-playground/fkc/tensor"
@@ -86,7 +87,7 @@ func srcCells(t *testing.T, ctx context.Context, grid string) []int {
 	return v
 }
 
-func mustGen(t *testing.T, g playground.Gen) *tensor.Tensor {
+func mustGen(t *testing.T, g ops.Gen) *tensor.Tensor {
 	t.Helper()
 	x, err := g.Make()
 	if err != nil {
@@ -95,9 +96,9 @@ func mustGen(t *testing.T, g playground.Gen) *tensor.Tensor {
 	return x
 }
 
-func mustRun(t *testing.T, eng *ops.Engine, op string, flags []string, in map[string]*tensor.Tensor) *tensor.Tensor {
+func mustRun(t *testing.T, eng *engine.Engine, op string, flags []string, in map[string]*tensor.Tensor) *tensor.Tensor {
 	t.Helper()
-	r, err := eng.Run("cpu", op, flags, in)
+	r, err := eng.RunArgs(engine.CPU, op, flags, in)
 	if err != nil {
 		t.Fatalf("native %s %v: %v", op, flags, err)
 	}
@@ -133,7 +134,7 @@ func ordered32(u uint32) int64 {
 // agrees with the bits the page shows, and both outputs match Go's ops.
 func TestBothAndDiff(t *testing.T) {
 	ctx := tab(t, nil)
-	eng, err := ops.NewDefault()
+	eng, err := engine.New()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +183,7 @@ func TestBothAndDiff(t *testing.T) {
 
 	// A reduction of non-integer data: the two backends may round apart;
 	// the panel's figure must match the bits shown.
-	xg := playground.Gen{Shape: "40,33", DType: "F32", Kind: "uniform", Seed: 5, Lo: -1, Hi: 1}
+	xg := ops.Gen{Shape: "40,33", DType: "F32", Kind: "uniform", Seed: 5, Lo: -1, Hi: 1}
 	open(t, ctx, "#/k/"+escape("fkc-wgsl-kernels/sum")+"?flags=--dim%201&x=40,33|F32|uniform|seed=5|lo=-1|hi=1&run=cpu,webgpu")
 	waitFor(t, ctx, `document.getElementById("diff") && document.querySelectorAll("#visual .gridbox.out").length === 2`)
 	diff = eval[string](t, ctx, `document.getElementById("diff").innerText`)
@@ -238,7 +239,7 @@ func TestBothAndDiff(t *testing.T) {
 // slice or changing the axes keeps cells and hover → source right.
 func TestAxisPickerRank3(t *testing.T) {
 	ctx := tab(t, nil)
-	eng, err := ops.NewDefault()
+	eng, err := engine.New()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -351,7 +352,7 @@ func TestBF16ScriptingAPI(t *testing.T) {
 	ctx := tab(t, nil)
 	open(t, ctx, "")
 	needGPU(t, ctx)
-	eng, err := ops.NewDefault()
+	eng, err := engine.New()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -369,7 +370,7 @@ func TestBF16ScriptingAPI(t *testing.T) {
 		{"sum", nil},
 	}
 	for _, c := range cases {
-		want, err := eng.Run("cpu", c.op, c.flags, map[string]*tensor.Tensor{"x": x})
+		want, err := eng.RunArgs(engine.CPU, c.op, c.flags, map[string]*tensor.Tensor{"x": x})
 		if err != nil {
 			t.Fatalf("native %s %v: %v", c.op, c.flags, err)
 		}
@@ -418,7 +419,7 @@ func decodeRaw(t *testing.T, b64 string) []byte {
 // which src rows accumulate into each output row.
 func TestIndexingVisuals(t *testing.T) {
 	ctx := tab(t, nil)
-	eng, err := ops.NewDefault()
+	eng, err := engine.New()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -426,8 +427,8 @@ func TestIndexingVisuals(t *testing.T) {
 	// masked_fill (the WGSL kernel on WebGPU; its default case).
 	open(t, ctx, "#/k/"+escape("fuel-vulkan-kernels/masked_fill_b4"))
 	waitFor(t, ctx, `document.querySelector("#visual .gridbox.out .cell")`)
-	x := mustGen(t, playground.Gen{Shape: "4,5", DType: "F32", Kind: "arange"})
-	mask := mustGen(t, playground.Gen{Shape: "4,5", DType: "BOOL", Kind: "random", Seed: 3, Lo: 0, Hi: 1})
+	x := mustGen(t, ops.Gen{Shape: "4,5", DType: "F32", Kind: "arange"})
+	mask := mustGen(t, ops.Gen{Shape: "4,5", DType: "BOOL", Kind: "random", Seed: 3, Lo: 0, Hi: 1})
 	want := mustRun(t, eng, "masked_fill", []string{"--value", "-1"}, map[string]*tensor.Tensor{"x": x, "mask": mask})
 	got := cells(t, ctx, "#visual .gridbox.out")
 	checkCells(t, "masked_fill", got, want)
@@ -480,8 +481,8 @@ func TestIndexingVisuals(t *testing.T) {
 	// embedding: output row i is table row ids[i].
 	open(t, ctx, "#/k/"+escape("fuel-reference-backend/embedding"))
 	waitFor(t, ctx, `document.querySelector("#visual .gridbox.out .cell .lab")`)
-	table := mustGen(t, playground.Gen{Shape: "6,4", DType: "F32", Kind: "arange"})
-	ids := mustGen(t, playground.Gen{Shape: "3", DType: "U32", Kind: "values", Values: "4 1 4"})
+	table := mustGen(t, ops.Gen{Shape: "6,4", DType: "F32", Kind: "arange"})
+	ids := mustGen(t, ops.Gen{Shape: "3", DType: "U32", Kind: "values", Values: "4 1 4"})
 	want = mustRun(t, eng, "embedding", nil, map[string]*tensor.Tensor{"table": table, "ids": ids})
 	got = cells(t, ctx, "#visual .gridbox.out")
 	checkCells(t, "embedding", got, want)
@@ -500,9 +501,9 @@ func TestIndexingVisuals(t *testing.T) {
 	// index_add along dim 0: out row r = base row r + the src rows k with indices[k] = r.
 	open(t, ctx, "#/k/"+escape("fuel-reference-backend/index_add"))
 	waitFor(t, ctx, `document.querySelector("#trace-notes")`)
-	base := mustGen(t, playground.Gen{Shape: "4,5", DType: "F32", Kind: "values", Values: "0"})
-	idx := mustGen(t, playground.Gen{Shape: "3", DType: "U32", Kind: "values", Values: "0 2 0"})
-	src := mustGen(t, playground.Gen{Shape: "3,5", DType: "F32", Kind: "arange"})
+	base := mustGen(t, ops.Gen{Shape: "4,5", DType: "F32", Kind: "values", Values: "0"})
+	idx := mustGen(t, ops.Gen{Shape: "3", DType: "U32", Kind: "values", Values: "0 2 0"})
+	src := mustGen(t, ops.Gen{Shape: "3,5", DType: "F32", Kind: "arange"})
 	want = mustRun(t, eng, "index_add", []string{"--dim", "0"}, map[string]*tensor.Tensor{"base": base, "indices": idx, "src": src})
 	got = cells(t, ctx, "#visual .gridbox.out")
 	checkCells(t, "index_add", got, want)
@@ -535,7 +536,7 @@ func TestIndexingVisuals(t *testing.T) {
 // page keeps working, the CPU runs it), and fkc.run rejects with "fkc: …".
 func TestGPUErrorIsAMessage(t *testing.T) {
 	ctx := tab(t, nil)
-	eng, err := ops.NewDefault()
+	eng, err := engine.New()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -551,7 +552,7 @@ func TestGPUErrorIsAMessage(t *testing.T) {
 	// The page is alive: the offered CPU run works and gives Go's answer.
 	eval[bool](t, ctx, `(document.querySelector('.violation[data-backend="webgpu"] button').click(), true)`)
 	waitFor(t, ctx, `document.querySelector('.served[data-backend="cpu"]') && document.querySelector("#visual .gridbox.out .cell")`)
-	g := mustGen(t, playground.Gen{Shape: "8,9", DType: "F64", Kind: "values", Values: "1"})
+	g := mustGen(t, ops.Gen{Shape: "8,9", DType: "F64", Kind: "values", Values: "1"})
 	want := mustRun(t, eng, "pad_backward", []string{"--mode", "reflect", "--padding", "2:2,2:2"}, map[string]*tensor.Tensor{"grad_out": g})
 	checkCells(t, "pad_backward f64 on cpu", cells(t, ctx, "#visual .gridbox.out"), want)
 
@@ -571,7 +572,7 @@ func TestCatalogRunsHere(t *testing.T) {
 	ctx := tab(t, nil)
 	open(t, ctx, "")
 	needGPU(t, ctx)
-	eng, err := ops.NewDefault()
+	eng, err := engine.New()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/fkc-playground/fkc/contracts"
-	"github.com/fkc-playground/fkc/ops"
+	"github.com/fkc-playground/fkc/engine"
 	"github.com/fkc-playground/fkc/registry"
 	"github.com/fkc-playground/fkc/tensor"
 )
@@ -212,7 +212,7 @@ func TestCatalogListsEveryKernel(t *testing.T) {
 func TestRunMatchesNativeCPU(t *testing.T) {
 	ctx := tab(t, nil)
 	open(t, ctx, "")
-	eng, err := ops.NewDefault()
+	eng, err := engine.New()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +223,7 @@ func TestRunMatchesNativeCPU(t *testing.T) {
 	for _, c := range runCases {
 		t.Run(c.name, func(t *testing.T) {
 			in := c.inputs(t)
-			want, err := eng.Run("cpu", c.op, c.flags, in)
+			want, err := eng.RunArgs(engine.CPU, c.op, c.flags, in)
 			if err != nil {
 				t.Fatalf("native: %v", err)
 			}
@@ -256,13 +256,13 @@ func TestRunMatchesNativeCPU(t *testing.T) {
 func TestReflectPreconditionError(t *testing.T) {
 	ctx := tab(t, nil)
 	open(t, ctx, "")
-	eng, err := ops.NewDefault()
+	eng, err := engine.New()
 	if err != nil {
 		t.Fatal(err)
 	}
 	x := tensorOf(t, tensor.F32, []int{3, 4})
 	flags := []string{"--mode", "reflect", "--padding", "3:0,1:1"}
-	_, nerr := eng.Run("cpu", "pad", flags, map[string]*tensor.Tensor{"x": x})
+	_, nerr := eng.RunArgs(engine.CPU, "pad", flags, map[string]*tensor.Tensor{"x": x})
 	if nerr == nil {
 		t.Fatal("native pad accepted reflect padding 3 on an axis of 3")
 	}

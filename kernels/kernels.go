@@ -5,6 +5,8 @@ package kernels
 
 import (
 	"fmt"
+	"math"
+	"math/big"
 	"strings"
 )
 
@@ -99,22 +101,52 @@ func PadOutShape(op string, mode Mode, in []int, pads []Pad) ([]int, error) {
 	out := make([]int, len(in))
 	for i, p := range pads {
 		n := in[i]
+		if n < 0 {
+			return nil, Violatef(op, "axis %d: input size %d is negative", i, n)
+		}
 		if p.Before < 0 || p.After < 0 {
 			return nil, Violatef(op, "axis %d: padding (%d, %d) is negative (contract: before, after >= 0)", i, p.Before, p.After)
 		}
 		switch mode {
 		case Reflect:
 			if p.Before > n-1 || p.After > n-1 {
-				return nil, Violatef(op, "reflect padding (%d, %d) on axis %d exceeds in_shape[%d]-1 = %d (contract: before <= in_shape[i]-1 AND after <= in_shape[i]-1)", p.Before, p.After, i, i, n-1)
+				return nil, Violatef(op, "reflect padding (%d, %d) on axis %d exceeds in_shape[%d]-1 = %d (contract: before <= in_shape[i]-1 AND after <= in_shape[i]-1); %s",
+					p.Before, p.After, i, i, n-1, reflectRemedy(i, n))
 			}
 		case Replicate:
 			if n == 0 && (p.Before > 0 || p.After > 0) {
 				return nil, Violatef(op, "replicate padding (%d, %d) on empty axis %d: there is no edge element to replicate", p.Before, p.After, i)
 			}
 		}
-		out[i] = n + p.Before + p.After
+		size, ok := addSizes(n, p.Before, p.After)
+		if !ok {
+			return nil, Violatef(op, "axis %d: output size %d + %d + %d = %s exceeds the largest size %d (contract: out_shape[i] = in_shape[i] + before + after)", i, n, p.Before, p.After, exactSum(n, p.Before, p.After), math.MaxInt)
+		}
+		out[i] = size
 	}
 	return out, nil
+}
+
+// addSizes adds non-negative sizes, reporting false instead of wrapping
+// when the sum exceeds the int range: a pad width is user input, and a
+// wrapped sum (3 + (2^63-1) + (2^63-2) = 0) would pass every later check.
+func addSizes(a int, rest ...int) (int, bool) {
+	for _, b := range rest {
+		if b > math.MaxInt-a {
+			return 0, false
+		}
+		a += b
+	}
+	return a, true
+}
+
+// exactSum renders the true (unwrapped) sum for an error message.
+func exactSum(xs ...int) string {
+	s := new(big.Int)
+	for _, x := range xs {
+		s.Add(s, big.NewInt(int64(x)))
+	}
+	return s.String()
 }
 
 // PadBackwardInShape derives grad_in's shape from grad_out's shape and the
@@ -129,15 +161,26 @@ func PadBackwardInShape(op string, mode Mode, out []int, pads []Pad) ([]int, err
 		if p.Before < 0 || p.After < 0 {
 			return nil, Violatef(op, "axis %d: padding (%d, %d) is negative (contract: before, after >= 0)", i, p.Before, p.After)
 		}
-		in[i] = out[i] - p.Before - p.After
-		if in[i] < 0 {
+		// Subtract without wrapping: out - before - after with both pads
+		// near 2^63 wraps back into range (3 - (2^63-1) - (2^63-2) = 6).
+		if p.Before > out[i] || p.After > out[i]-p.Before {
 			return nil, Violatef(op, "axis %d: grad_out size %d is smaller than its padding %d+%d (contract: out_shape[i] == in_shape[i] + before + after)", i, out[i], p.Before, p.After)
 		}
+		in[i] = out[i] - p.Before - p.After
 	}
 	if _, err := PadOutShape(op, mode, in, pads); err != nil {
 		return nil, err
 	}
 	return in, nil
+}
+
+// reflectRemedy is the way out of a too-wide reflect pad: the widest that
+// axis takes, or the mode that takes any width.
+func reflectRemedy(axis, n int) string {
+	if n <= 1 {
+		return fmt.Sprintf("an axis of size %d takes no reflect padding — --mode replicate pads it to any width", n)
+	}
+	return fmt.Sprintf("the widest reflect pad on axis %d is %d:%d — for more, --mode replicate repeats the edge", axis, n-1, n-1)
 }
 
 // ReflectIndex maps j = out_coord - before into [0, n) for reflect padding

@@ -6,6 +6,7 @@ package registry
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -66,8 +67,10 @@ type Registry struct {
 	// errors for kernels that cannot be fanned out.
 	Diags []contract.Diagnostic
 
-	kernels []KernelRef
-	byKey   map[Key][]*Binding
+	kernels  []KernelRef
+	byKey    map[Key][]*Binding
+	byKernel map[*contract.Kernel][]*Binding
+	byName   map[string][]*Binding // kernel name → bindings, any provider
 }
 
 // Build fans every registrable kernel out to one binding per dtype. Inputs
@@ -76,7 +79,7 @@ type Registry struct {
 // Two registrable bindings on one key are reported once per key as a
 // DuplicateKernelRef warning naming every kernel and its file:line.
 func Build(docs []*contract.Document) *Registry {
-	r := &Registry{byKey: map[Key][]*Binding{}}
+	r := &Registry{byKey: map[Key][]*Binding{}, byKernel: map[*contract.Kernel][]*Binding{}, byName: map[string][]*Binding{}}
 	for _, d := range docs {
 		if d == nil {
 			continue
@@ -90,6 +93,8 @@ func Build(docs []*contract.Document) *Registry {
 			for _, b := range r.fanOut(d, k) {
 				r.Bindings = append(r.Bindings, b)
 				r.byKey[b.Key] = append(r.byKey[b.Key], b)
+				r.byKernel[k] = append(r.byKernel[k], b)
+				r.byName[k.Name] = append(r.byName[k.Name], b)
 			}
 		}
 	}
@@ -99,7 +104,7 @@ func Build(docs []*contract.Document) *Registry {
 
 func (r *Registry) errf(d *contract.Document, k *contract.Kernel, format string, args ...any) {
 	r.Diags = append(r.Diags, contract.Diagnostic{File: d.File, Line: k.BlockLine, Severity: "error",
-		Code: "FanOut", Msg: fmt.Sprintf(format, args...)})
+		Code: "FanOut", Msg: fmt.Sprintf(format, args...), Kernels: []contract.KernelID{d.KernelID(k)}})
 }
 
 func (r *Registry) fanOut(d *contract.Document, k *contract.Kernel) []*Binding {
@@ -137,7 +142,7 @@ func (r *Registry) fanOut(d *contract.Document, k *contract.Kernel) []*Binding {
 			names = append(names, dt.String())
 		}
 		for _, o := range k.Outputs {
-			dt, err := outDType(k, o, b.InputDTypes)
+			dt, err := o.DTypeRule.DType(k.Inputs, b.InputDTypes)
 			if err != nil {
 				r.errf(d, k, "kernel %s: output %s: %v", k.Name, o.Name, err)
 				return nil
@@ -152,25 +157,6 @@ func (r *Registry) fanOut(d *contract.Document, k *contract.Kernel) []*Binding {
 		out = append(out, b)
 	}
 	return out
-}
-
-// outDType applies an output's dtype_rule: fixed(DT), or passthrough(INPUT)
-// which takes the named input's dtype in this binding.
-func outDType(k *contract.Kernel, o contract.Output, ins []tensor.DType) (tensor.DType, error) {
-	r := strings.TrimSpace(o.DTypeRule)
-	if a, ok := strings.CutPrefix(r, "passthrough("); ok {
-		name := strings.TrimSpace(strings.TrimSuffix(a, ")"))
-		for i, in := range k.Inputs {
-			if in.Name == name {
-				return ins[i], nil
-			}
-		}
-		return tensor.Invalid, fmt.Errorf("dtype_rule %s names no input", r)
-	}
-	if strings.HasPrefix(r, "fixed(") {
-		return o.DType(ins[0])
-	}
-	return tensor.Invalid, fmt.Errorf("dtype_rule %q is neither passthrough(INPUT) nor fixed(DTYPE)", r)
 }
 
 func (r *Registry) collisions() {
@@ -191,14 +177,19 @@ func (r *Registry) collisions() {
 	for _, key := range keys {
 		bs := r.byKey[key]
 		var who []string
+		var ids []contract.KernelID
 		for _, b := range bs {
 			who = append(who, fmt.Sprintf("%s (%s:%d)", b.Kernel.Name, b.Doc.File, b.Kernel.Line))
+			if id := b.Doc.KernelID(b.Kernel); !slices.Contains(ids, id) {
+				ids = append(ids, id)
+			}
 		}
 		second := bs[1]
 		r.Diags = append(r.Diags, contract.Diagnostic{
 			File: second.Doc.File, Line: second.Kernel.Line, Severity: "error", Code: "DuplicateKernelRef",
 			Msg: fmt.Sprintf("%d registrable kernels bind %s: %s; all are kept and dispatch tells them apart by the op/variant each link serves",
 				len(bs), key, strings.Join(who, ", ")),
+			Kernels: ids,
 		})
 	}
 }
@@ -232,12 +223,21 @@ func (r *Registry) Lookup(opKind, backend string) []*Binding {
 // LookupKey lists the bindings registered on exactly key.
 func (r *Registry) LookupKey(key Key) []*Binding { return r.byKey[key] }
 
-// ByKernel lists the bindings of one kernel section ("" provider matches
-// any provider).
+// Of lists the bindings of one kernel section, in dtype order: a
+// document may hold several sections of one name (each its own bindings),
+// so this, not ByKernel, is how a listing walks its sections.
+func (r *Registry) Of(k *contract.Kernel) []*Binding { return slices.Clip(r.byKernel[k]) }
+
+// ByKernel lists the bindings of every registrable section named kernel
+// ("" provider matches any provider), in registry order. Names need not be
+// unique: to list one section's bindings, use Of.
 func (r *Registry) ByKernel(provider, kernel string) []*Binding {
+	if provider == "" {
+		return slices.Clip(r.byName[kernel])
+	}
 	var out []*Binding
-	for _, b := range r.Bindings {
-		if b.Kernel.Name == kernel && (provider == "" || b.Doc.Provider.Name == provider) {
+	for _, b := range r.byName[kernel] {
+		if b.Doc.Provider.Name == provider {
 			out = append(out, b)
 		}
 	}

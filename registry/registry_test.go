@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"sort"
@@ -131,6 +132,17 @@ func TestDuplicateKernelRef(t *testing.T) {
 				t.Errorf("%s: message does not name %s with its file:line: %s", key, k, d.Msg)
 			}
 		}
+		// the same kernels, structured, each once, with the place the message gives
+		var names []string
+		for _, id := range d.Kernels {
+			names = append(names, id.Kernel)
+			if id.Provider == "" || !strings.Contains(d.Msg, fmt.Sprintf("%s (%s:%d)", id.Kernel, id.File, id.Line)) {
+				t.Errorf("%s: kernel %+v is not the one the message names: %s", key, id, d.Msg)
+			}
+		}
+		if !reflect.DeepEqual(names, kernels) {
+			t.Errorf("%s: Kernels %v, want %v", key, names, kernels)
+		}
 		if d.Line == 0 || d.File == "" {
 			t.Errorf("%s: no location", key)
 		}
@@ -152,7 +164,10 @@ func TestFanOutErrors(t *testing.T) {
 	base := "kernel: k\nop_kind: K\nbackend: Cpu\nentry_point: e\ndeterminism: bitwise\nreturn:\n  outputs:\n    - name: out\n      dtype_rule: passthrough(a)\n"
 	r := Build([]*contract.Document{doc(base + "accept:\n  inputs:\n    - name: a\n      dtypes: [F32, F64]\n    - name: b\n      dtypes: [F32, F64, F16]\n")})
 	if len(r.Bindings) != 0 || len(r.Diags) != 1 || !strings.Contains(r.Diags[0].Msg, "jointly") {
-		t.Errorf("mismatched joint lists: %d bindings, %v", len(r.Bindings), r.Diags)
+		t.Fatalf("mismatched joint lists: %d bindings, %v", len(r.Bindings), r.Diags)
+	}
+	if want := (contract.KernelID{Provider: "p", Kernel: "k", File: "t.md", Line: 8}); !reflect.DeepEqual(r.Diags[0].Kernels, []contract.KernelID{want}) {
+		t.Errorf("FanOut finding concerns %+v, want %+v", r.Diags[0].Kernels, want)
 	}
 	r = Build([]*contract.Document{doc(base + "accept:\n  inputs:\n    - name: a\n      dtypes: [F64, F16]\n    - name: b\n      dtypes: [BOOL]\n")})
 	if len(r.Bindings) != 2 || r.Bindings[1].InputDTypes[1] != tensor.BOOL || r.Bindings[1].OutDType != tensor.F16 || len(r.Diags) != 0 {

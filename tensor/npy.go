@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
-	"strconv"
 	"strings"
 )
 
@@ -54,12 +52,6 @@ func NpyDescr(dt DType) string {
 	return ""
 }
 
-var (
-	reDescr   = regexp.MustCompile(`'descr'\s*:\s*'([^']*)'`)
-	reFortran = regexp.MustCompile(`'fortran_order'\s*:\s*(True|False)`)
-	reShape   = regexp.MustCompile(`'shape'\s*:\s*\(([^)]*)\)`)
-)
-
 // ReadNpy parses a .npy stream. asBF16 reinterprets a <u2 array as bf16 bit
 // patterns (`--dtype bf16`).
 func ReadNpy(r io.Reader, asBF16 bool) (*Tensor, error) {
@@ -94,12 +86,11 @@ func ReadNpy(r io.Reader, asBF16 bool) (*Tensor, error) {
 	if _, err := io.ReadFull(r, hdr); err != nil {
 		return nil, fmt.Errorf("npy: truncated header: %v", err)
 	}
-	h := string(hdr)
-	m := reDescr.FindStringSubmatch(h)
-	if m == nil {
-		return nil, errors.New("npy: header has no 'descr'")
+	hd, err := parseNpyHeader(hdr)
+	if err != nil {
+		return nil, err
 	}
-	descr := m[1]
+	descr, shape := hd.descr, hd.shape
 	dt, ok := descrToDType[descr]
 	if descr == "<u2" && asBF16 {
 		dt, ok = BF16, true
@@ -114,26 +105,8 @@ func ReadNpy(r io.Reader, asBF16 bool) (*Tensor, error) {
 			return nil, fmt.Errorf("npy: unsupported dtype %q (supported: |b1 |u1 |i1 <i2 <u4 <i4 <i8 <f2 <f4 <f8, and <u2 with --dtype bf16)", descr)
 		}
 	}
-	if f := reFortran.FindStringSubmatch(h); f == nil {
-		return nil, errors.New("npy: header has no 'fortran_order'")
-	} else if f[1] == "True" {
+	if hd.fortran {
 		return nil, errors.New("npy: Fortran-order arrays are not supported (save with np.ascontiguousarray)")
-	}
-	sm := reShape.FindStringSubmatch(h)
-	if sm == nil {
-		return nil, errors.New("npy: header has no 'shape'")
-	}
-	shape := []int{}
-	for _, p := range strings.Split(sm[1], ",") {
-		p = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(p), "L"))
-		if p == "" {
-			continue
-		}
-		d, err := strconv.Atoi(p)
-		if err != nil {
-			return nil, fmt.Errorf("npy: bad shape entry %q", p)
-		}
-		shape = append(shape, d)
 	}
 	if err := CheckShape(shape); err != nil {
 		return nil, fmt.Errorf("npy: %v", err)
@@ -142,18 +115,48 @@ func ReadNpy(r io.Reader, asBF16 bool) (*Tensor, error) {
 	// Never trust the header's size before allocating: a short or hostile
 	// file could claim terabytes. A seekable reader says how much is left;
 	// otherwise large data is read in chunks, so memory follows the bytes
-	// that actually arrive.
-	if avail, ok := remaining(r); ok && avail < int64(n) {
+	// that actually arrive. A file holds one array: bytes after its data
+	// mean the header's shape or dtype is not the data's, and are an error
+	// (for files and in-memory bytes alike, so the CLI and the browser give
+	// one answer).
+	avail, seekable := remaining(r)
+	if seekable && avail < int64(n) {
 		return nil, fmt.Errorf("npy: truncated data: %s%v needs %d bytes, the file has %d", dt, shape, n, avail)
 	}
-	if _, seekable := r.(io.Seeker); !seekable && n > npyChunk {
-		return readChunked(r, dt, shape, n)
+	if seekable && avail > int64(n) {
+		return nil, trailing(dt, shape, n, avail-int64(n), "")
 	}
-	t := New(dt, shape)
-	if _, err := io.ReadFull(r, t.Data); err != nil {
-		return nil, fmt.Errorf("npy: truncated data: %s%v needs %d bytes: %v", dt, shape, n, err)
+	var t *Tensor
+	if !seekable && n > npyChunk {
+		if t, err = readChunked(r, dt, shape, n); err != nil {
+			return nil, err
+		}
+	} else {
+		if t, err = Alloc(dt, shape); err != nil {
+			return nil, fmt.Errorf("npy: %w", err)
+		}
+		if _, err := io.ReadFull(r, t.Data); err != nil {
+			return nil, fmt.Errorf("npy: truncated data: %s%v needs %d bytes: %v", dt, shape, n, err)
+		}
+	}
+	if !seekable {
+		// Count what follows, up to a bound: a stream may be endless.
+		const most = 1 << 20
+		if extra, _ := io.Copy(io.Discard, io.LimitReader(r, most)); extra > 0 {
+			atLeast := ""
+			if extra == most {
+				atLeast = "at least "
+			}
+			return nil, trailing(dt, shape, n, extra, atLeast)
+		}
 	}
 	return t, nil
+}
+
+// trailing is the error for bytes after an array's data.
+func trailing(dt DType, shape []int, n int, extra int64, atLeast string) error {
+	return fmt.Errorf("npy: %s%d trailing bytes after the data: the header's %s%v is %d data bytes (is its shape or dtype wrong?)",
+		atLeast, extra, dt, shape, n)
 }
 
 // npyChunk is the piece size for reading large data from a stream of
@@ -186,7 +189,14 @@ func readChunked(r io.Reader, dt DType, shape []int, n int) (*Tensor, error) {
 	var parts [][]byte
 	got := 0
 	for got < n {
-		b := make([]byte, min(npyChunk, n-got))
+		// Each piece is checked as it is needed (the header's claim is
+		// not trusted: a short stream ends with "truncated", whatever it
+		// claimed); the tensor they are copied into is checked by Alloc.
+		size := min(npyChunk, n-got)
+		if err := CheckAlloc(fmt.Sprintf("%s%v (%d bytes, read from a stream: its bytes %d..%d)", dt, shape, n, got, got+size), size); err != nil {
+			return nil, fmt.Errorf("npy: %w", err)
+		}
+		b := make([]byte, size)
 		k, err := io.ReadFull(r, b)
 		got += k
 		parts = append(parts, b[:k])
@@ -194,7 +204,10 @@ func readChunked(r io.Reader, dt DType, shape []int, n int) (*Tensor, error) {
 			return nil, fmt.Errorf("npy: truncated data: %s%v needs %d bytes, got %d: %v", dt, shape, n, got, err)
 		}
 	}
-	t := New(dt, shape)
+	t, err := Alloc(dt, shape)
+	if err != nil {
+		return nil, fmt.Errorf("npy: %w", err)
+	}
 	off := 0
 	for _, p := range parts {
 		off += copy(t.Data[off:], p)
@@ -202,31 +215,15 @@ func readChunked(r io.Reader, dt DType, shape []int, n int) (*Tensor, error) {
 	return t, nil
 }
 
-// ReadNpyBytes parses an in-memory .npy file; trailing bytes are an error.
+// ReadNpyBytes parses an in-memory .npy file (the browser's inputs): the
+// same reader, with the same checks, as files.
 func ReadNpyBytes(b []byte, asBF16 bool) (*Tensor, error) {
-	r := bytes.NewReader(b)
-	t, err := ReadNpy(r, asBF16)
-	if err != nil {
-		return nil, err
-	}
-	if r.Len() != 0 {
-		return nil, fmt.Errorf("npy: %d trailing bytes after the data of %s", r.Len(), t)
-	}
-	return t, nil
+	return ReadNpy(bytes.NewReader(b), asBF16)
 }
 
 // WriteNpy writes t as a version 1.0 .npy (2.0 if the header is too long).
 func WriteNpy(w io.Writer, t *Tensor) error {
-	var sb strings.Builder
-	for _, d := range t.Shape {
-		sb.WriteString(strconv.Itoa(d))
-		sb.WriteString(", ")
-	}
-	shape := strings.TrimSuffix(sb.String(), " ")
-	if len(t.Shape) > 1 {
-		shape = strings.TrimSuffix(shape, ",")
-	}
-	dict := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': (%s), }", NpyDescr(t.DType), shape)
+	dict := formatNpyHeader(npyHeader{descr: NpyDescr(t.DType), shape: t.Shape})
 	ver, lenBytes := byte(1), 2
 	if len(dict)+1+10 > 65535 {
 		ver, lenBytes = 2, 4

@@ -12,9 +12,11 @@ import (
 	"github.com/yuin/goldmark/extension"
 
 	"github.com/fkc-playground/fkc/contract"
+	"github.com/fkc-playground/fkc/engine"
+	"github.com/fkc-playground/fkc/kernels"
 	"github.com/fkc-playground/fkc/ops"
-	"github.com/fkc-playground/fkc/playground"
 	"github.com/fkc-playground/fkc/registry"
+	"github.com/fkc-playground/fkc/tensor"
 )
 
 // md renders contract prose. Raw HTML in a contract is not passed through
@@ -40,6 +42,9 @@ type catalog struct {
 	Kernels   []kernelJSON   `json:"kernels"`
 	Specs     []specJSON     `json:"specs"`
 	Lint      []lintJSON     `json:"lint"`
+	DTypes    []string       `json:"dtypes"` // every dtype, in SPEC §3 order
+	// Roles explains the trace's cell roles, for the legend.
+	Roles map[string]string `json:"roles"`
 }
 
 type providerJSON struct {
@@ -72,11 +77,24 @@ type kernelJSON struct {
 	Line        int      `json:"line"`
 }
 
+// specJSON is one op of the op table, as the page's Try-it form needs it.
 type specJSON struct {
-	Name   string   `json:"name"`
-	Inputs []string `json:"inputs"`
-	Flags  []string `json:"flags"`
-	Doc    string   `json:"doc"`
+	Name    string     `json:"name"`
+	Inputs  []string   `json:"inputs"`
+	Flags   []flagJSON `json:"flags"`
+	Doc     string     `json:"doc"`
+	Explain string     `json:"explain"`
+	// FixedDTypes: operands whose dtype does not follow the data's.
+	FixedDTypes map[string]string `json:"fixed_dtypes"`
+}
+
+type flagJSON struct {
+	Name     string   `json:"name"` // "--mode"
+	Arg      string   `json:"arg"`
+	Help     string   `json:"help"`
+	Choices  []string `json:"choices,omitempty"`
+	Required bool     `json:"required"`
+	Note     string   `json:"note,omitempty"`
 }
 
 type lintJSON struct {
@@ -89,11 +107,8 @@ type lintJSON struct {
 	Text     string   `json:"text"`
 }
 
-func kernelID(d *contract.Document, k *contract.Kernel) string { return d.Provider.Name + "/" + k.Name }
-
 // lintFindings gathers the loader's and the registry's diagnostics, each
-// attached to the kernels it concerns (by line range, or by name for a
-// DuplicateKernelRef that lists "kernel (file:line)").
+// with the kernels it concerns (the finding says which: Diagnostic.Kernels).
 func lintFindings() []lintJSON {
 	var all []contract.Diagnostic
 	seen := map[*contract.Document]bool{}
@@ -105,22 +120,10 @@ func lintFindings() []lintJSON {
 	}
 	all = append(all, eng.Reg.Diags...)
 	var out []lintJSON
-	refs := eng.Reg.Kernels()
 	for _, d := range all {
 		l := lintJSON{File: d.File, Line: d.Line, Severity: d.Severity, Code: d.Code, Msg: d.Msg, Text: d.String()}
-		for i, r := range refs {
-			if r.Doc.File != d.File && !strings.Contains(d.Msg, r.Doc.File) {
-				continue
-			}
-			end := 1 << 30
-			if i+1 < len(refs) && refs[i+1].Doc == r.Doc {
-				end = refs[i+1].Kernel.Line
-			}
-			named := strings.Contains(d.Msg, fmt.Sprintf("%s (%s:%d)", r.Kernel.Name, r.Doc.File, r.Kernel.Line))
-			inRange := r.Doc.File == d.File && d.Line >= r.Kernel.Line && d.Line < end
-			if named || inRange {
-				l.Kernels = append(l.Kernels, kernelID(r.Doc, r.Kernel))
-			}
+		for _, k := range d.Kernels {
+			l.Kernels = append(l.Kernels, k.String())
 		}
 		out = append(out, l)
 	}
@@ -152,34 +155,78 @@ func buildCatalog() *catalog {
 		c.Providers = append(c.Providers, providerJSON{Provider: d.Provider, File: d.File, Title: d.Title,
 			Preamble: d.Preamble, Rebuilt: d.Rebuilt, Kernels: counts[d]})
 	}
-	for _, s := range ops.Specs() {
-		flags := append([]string{}, s.Flags...) // [] rather than null: embedding has none
-		c.Specs = append(c.Specs, specJSON{Name: s.Name, Inputs: s.Inputs, Flags: flags, Doc: s.Doc})
+	for _, o := range ops.Table {
+		sp := specJSON{Name: o.Name, Inputs: o.InputNames(), Flags: []flagJSON{}, Doc: o.Summary, Explain: o.Explain, FixedDTypes: map[string]string{}}
+		for _, in := range o.Inputs {
+			if in.Fixed != tensor.Invalid {
+				sp.FixedDTypes[in.Name] = in.Fixed.String()
+			}
+		}
+		for _, u := range o.Flags {
+			sp.Flags = append(sp.Flags, flagJSON{Name: "--" + u.Name, Arg: u.Arg, Help: u.Help, Choices: u.Choices, Required: u.Required, Note: u.Note})
+		}
+		c.Specs = append(c.Specs, sp)
 	}
+	for _, d := range tensor.All {
+		c.DTypes = append(c.DTypes, d.String())
+	}
+	c.Roles = ops.RoleLegend
 	return c
 }
 
 func kernelSummary(r registry.KernelRef, lint map[string]int) kernelJSON {
 	k := r.Kernel
 	where, linked := eng.LinkFor(k.EntryPoint)
-	op, mode, all, _ := playground.OpOf(eng.Exercised(k.EntryPoint))
+	op, mode, all := pageOp(eng.Exercised(k.EntryPoint))
 	var dts []string
 	if len(k.Inputs) > 0 {
 		dts = k.Inputs[0].DTypeNames
 	}
-	id := kernelID(r.Doc, k)
+	id := engine.KernelID(r.Doc, k)
 	return kernelJSON{ID: id, Name: k.Name, Provider: r.Doc.Provider.Name, Backend: k.Backend, OpKind: k.OpKind,
 		Registrable: k.Registrable, DTypes: dts, Determinism: k.Determinism, Blurb: k.Blurb, EntryPoint: k.EntryPoint,
 		Linked: linked, Where: where, Op: op, Mode: mode, AllDims: all, Lint: lint[id], File: r.Doc.File, Line: k.Line}
 }
 
-func findKernel(id string) (registry.KernelRef, bool) {
-	for _, r := range eng.Reg.Kernels() {
-		if kernelID(r.Doc, r.Kernel) == id {
-			return r, true
+// pageOp is what a kernel page's Try it runs, from the variants that
+// exercise its kernel: the op, the pad mode the kernel fixes ("" when it
+// serves every mode), and whether a reduction is the all-elements form.
+func pageOp(vs []kernels.Variant) (op, mode string, allDims bool) {
+	if len(vs) == 0 {
+		return "", "", false
+	}
+	v := vs[0]
+	if len(vs) == 1 && v.Form != kernels.FormOnly && v.Form != kernels.FormAll && v.Form != kernels.FormDim {
+		mode = v.Form.String()
+	}
+	return v.Op, mode, v.Form == kernels.FormAll
+}
+
+func findKernel(id string) (registry.KernelRef, bool) { return eng.FindKernel(id) }
+
+// defaultCase is the page's Try-it case for a kernel whose op is op.
+func defaultCase(op, mode, dtype string, all bool) (ops.Case, error) {
+	o, err := ops.Get(op)
+	if err != nil {
+		return ops.Case{}, err
+	}
+	dt, err := tensor.ParseDType(dtype)
+	if err != nil {
+		return ops.Case{}, err
+	}
+	f := kernels.FormOnly
+	if o.Forms != nil {
+		f = o.Forms[0] // pad: constant; a reduction: all elements
+		for _, cand := range o.Forms {
+			if cand.String() == mode {
+				f = cand
+			}
+		}
+		if f == kernels.FormAll && !all {
+			f = kernels.FormDim
 		}
 	}
-	return registry.KernelRef{}, false
+	return o.DefaultCase(f, dt), nil
 }
 
 // kernelDetail is one kernel page: the whole contract, its prose as HTML,
@@ -200,14 +247,14 @@ func kernelDetail(id string) (string, error) {
 	}
 	var bs []bindingJSON
 	mu.Lock()
-	for _, b := range eng.Reg.ByKernel(r.Doc.Provider.Name, k.Name) {
+	for _, b := range eng.Reg.Of(k) {
 		j := bindingJSON{Key: b.Key.String(), Out: b.OutDType.String()}
 		for _, d := range b.InputDTypes {
 			j.Inputs = append(j.Inputs, d.String())
 		}
 		for _, o := range eng.Reg.LookupKey(b.Key) {
 			if o != b {
-				j.Shared = append(j.Shared, kernelID(o.Doc, o.Kernel))
+				j.Shared = append(j.Shared, engine.KernelID(o.Doc, o.Kernel))
 			}
 		}
 		bs = append(bs, j)
@@ -238,6 +285,7 @@ func kernelDetail(id string) (string, error) {
 		"summary":    sum,
 		"contract":   k,
 		"prose_html": markdown(k.Prose),
+		"cost_rows":  costRows(k.Cost),
 		"dispatch":   dispatch,
 		"bindings":   bs,
 		"lint":       lint,
@@ -249,7 +297,11 @@ func kernelDetail(id string) (string, error) {
 		if len(sum.DTypes) > 0 && !contains(sum.DTypes, "F32") {
 			dt = sum.DTypes[0]
 		}
-		detail["defaults"] = playground.DefaultCase(sum.Op, sum.Mode, dt, sum.AllDims)
+		cs, err := defaultCase(sum.Op, sum.Mode, dt, sum.AllDims)
+		if err != nil {
+			return "", err
+		}
+		detail["defaults"] = cs
 	}
 	return jsonString(detail)
 }
@@ -263,12 +315,16 @@ func defaultsFor(id, dtype string) (string, error) {
 		return "", fmt.Errorf("fkc: no kernel %q", id)
 	}
 	mu.Lock()
-	op, mode, all, ok := playground.OpOf(eng.Exercised(r.Kernel.EntryPoint))
+	op, mode, all := pageOp(eng.Exercised(r.Kernel.EntryPoint))
 	mu.Unlock()
-	if !ok {
+	if op == "" {
 		return "", fmt.Errorf("fkc: no `fkc run` op exercises %s (entry_point %s is not linked)", r.Kernel.Name, r.Kernel.EntryPoint)
 	}
-	return jsonString(playground.DefaultCase(op, mode, dtype, all))
+	cs, err := defaultCase(op, mode, dtype, all)
+	if err != nil {
+		return "", surfaceError(err)
+	}
+	return jsonString(cs)
 }
 
 func contains(list []string, s string) bool {

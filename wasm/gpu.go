@@ -43,9 +43,8 @@ func openGPU() {
 			set(false, o.err.Error())
 			return
 		}
-		links := gpu.Links(o.dev)
 		mu.Lock()
-		eng.AddGPU(links)
+		eng.Attach(o.dev)
 		mu.Unlock()
 		set(true, "")
 	case <-time.After(15 * time.Second):

@@ -19,16 +19,17 @@ import (
 	"syscall/js"
 	"time"
 
+	"github.com/fkc-playground/fkc/contracts"
+	"github.com/fkc-playground/fkc/engine"
 	"github.com/fkc-playground/fkc/kernels/gpu"
-	"github.com/fkc-playground/fkc/ops"
-	"github.com/fkc-playground/fkc/tensor"
+	"github.com/fkc-playground/fkc/registry"
 )
 
 var (
 	// mu serialises engine use: GPU links are added once the device opens,
 	// and a run that waits on the GPU yields to other goroutines.
 	mu  sync.Mutex
-	eng *ops.Engine
+	eng *engine.Engine
 
 	gpuState = struct {
 		sync.Mutex
@@ -41,10 +42,6 @@ var (
 
 func main() {
 	start := time.Now()
-	// A browser tab's Go heap lives in at most 4 GiB of wasm memory: cap
-	// every tensor at 2^27 elements (512 MiB of f32), so a huge pad width is
-	// a clear error instead of an out-of-memory crash of the page.
-	tensor.MaxElems = 1 << 27
 	var err error
 	if eng, err = safeEngine(); err != nil {
 		fatal("fkc: loading the contracts failed: " + err.Error())
@@ -63,6 +60,7 @@ func main() {
 	api.Set("defaults", syncFunc(func(a []js.Value) (any, error) { return defaultsFor(arg(a, 0), arg(a, 1)) }))
 	api.Set("tryit", asyncFunc(func(a []js.Value) (any, error) { return tryIt(arg(a, 0)) }))
 	api.Set("run", asyncFunc(func(a []js.Value) (any, error) { return scriptRun(arg(a, 0)) }))
+	api.Set("bench", asyncFunc(func(a []js.Value) (any, error) { return scriptBench(arg(a, 0)) }))
 	api.Set("gpu", asyncFunc(func([]js.Value) (any, error) {
 		<-gpuDone
 		return gpuJSON()
@@ -75,19 +73,28 @@ func main() {
 	select {} // keep the exported functions alive
 }
 
-func safeEngine() (e *ops.Engine, err error) {
+// tabLimits bound a tab's tensors: its Go heap lives in at most 4 GiB of
+// wasm memory, so every tensor is capped at 2^27 elements (512 MiB of f32)
+// and a huge pad width is a clear error instead of an out-of-memory crash.
+var tabLimits = engine.Limits{MaxElems: 1 << 27}
+
+func safeEngine() (e *engine.Engine, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("panic: %v", r)
 		}
 	}()
-	e, err = ops.NewDefault()
-	if err == nil {
-		// The GPU entry points, for link status and Try it defaults before
-		// (or without) a WebGPU device; runnable once openGPU attaches one.
-		e.AddEntries(gpu.Links(nil))
+	docs, diags := contracts.LoadAll()
+	for _, d := range diags {
+		if d.Severity == "error" {
+			return nil, fmt.Errorf("embedded contracts: %s", d)
+		}
 	}
-	return e, err
+	e = engine.NewWith(registry.Build(docs), tabLimits)
+	// The GPU entry points, for link status and Try it defaults before
+	// (or without) a WebGPU device; runnable once openGPU attaches one.
+	e.AddEntries(gpu.Links(nil))
+	return e, nil
 }
 
 func gpuJSON() (string, error) {

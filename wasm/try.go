@@ -12,21 +12,21 @@ import (
 	"time"
 
 	"github.com/fkc-playground/fkc/contract"
+	"github.com/fkc-playground/fkc/engine"
+	"github.com/fkc-playground/fkc/kernels"
 	"github.com/fkc-playground/fkc/ops"
 	"github.com/fkc-playground/fkc/playground"
 	"github.com/fkc-playground/fkc/registry"
 	"github.com/fkc-playground/fkc/tensor"
 )
 
-// cliError is what `fkc run` prints: "fkc: " and the error.
-func cliError(err error) error {
+// surfaceError is what `fkc run` prints: "fkc: " and the error. The prefix
+// is added here, once, at the surface; Go code below never adds it.
+func surfaceError(err error) error {
 	if err == nil {
 		return nil
 	}
-	if strings.HasPrefix(err.Error(), "fkc:") {
-		return err
-	}
-	return fmt.Errorf("fkc: %v", err)
+	return fmt.Errorf("fkc: %w", err)
 }
 
 func gpuMissing() (string, bool) {
@@ -38,17 +38,20 @@ func gpuMissing() (string, bool) {
 	return gpuState.Reason, !gpuState.Available
 }
 
-func checkBackend(backend string) error {
-	switch strings.ToLower(backend) {
-	case "", "cpu":
-		return nil
-	case "webgpu", "gpu":
-		if why, missing := gpuMissing(); missing {
-			return fmt.Errorf("fkc: backend webgpu: WebGPU is not available in this browser (%s); the cpu backend works", why)
-		}
-		return nil
+// checkBackend parses a backend name: the playground runs cpu and webgpu
+// (and takes vulkan or gpu to mean webgpu, the same WGSL kernels).
+func checkBackend(backend string) (engine.Backend, error) {
+	b, err := engine.ParseBackend(backend)
+	if err != nil {
+		return "", kernels.Usagef("unknown backend %q (the playground runs cpu or webgpu)", backend)
 	}
-	return fmt.Errorf("fkc: unknown backend %q (the playground runs cpu or webgpu)", backend)
+	if b == engine.CPU {
+		return b, nil
+	}
+	if why, missing := gpuMissing(); missing {
+		return "", &kernels.Unavailable{Kernel: "backend webgpu", Msg: fmt.Sprintf("WebGPU is not available in this browser (%s); the cpu backend works", why)}
+	}
+	return engine.WebGPU, nil
 }
 
 // scriptRun is window.fkc.run: the `fkc run` contract for scripts.
@@ -60,46 +63,52 @@ func scriptRun(reqJSON string) (any, error) {
 		Inputs  map[string]string `json:"inputs"`
 	}
 	if err := json.Unmarshal([]byte(reqJSON), &req); err != nil {
-		return nil, fmt.Errorf("fkc: run: the request is not {op, backend, flags, inputs}: %v", err)
+		return nil, surfaceError(kernels.Usagef("run: the request is not {op, backend, flags, inputs}: %v", err))
 	}
-	if err := checkBackend(req.Backend); err != nil {
-		return nil, err
+	backend, err := checkBackend(req.Backend)
+	if err != nil {
+		return nil, surfaceError(err)
 	}
-	// --dtype bf16 is a CLI flag of its own: it says how to read <u2 files.
-	var flags []string
-	asBF16 := false
-	for i := 0; i < len(req.Flags); i++ {
-		f := req.Flags[i]
-		switch {
-		case f == "--dtype" && i+1 < len(req.Flags):
-			if !strings.EqualFold(req.Flags[i+1], "bf16") {
-				return nil, fmt.Errorf("fkc: --dtype %s: only --dtype bf16 is meaningful (other dtypes come from the .npy files)", req.Flags[i+1])
-			}
-			asBF16 = true
-			i++
-		case strings.HasPrefix(f, "--dtype="):
-			asBF16 = strings.EqualFold(strings.TrimPrefix(f, "--dtype="), "bf16")
-		default:
-			flags = append(flags, f)
-		}
+	// --dtype bf16 is a run-line flag of its own: it says how to read <u2 files.
+	flags, asBF16, err := ops.SplitDType(req.Flags)
+	if err != nil {
+		return nil, surfaceError(err)
 	}
-	inputs := map[string]*tensor.Tensor{}
+	call, err := ops.Parse(req.Op, flags)
+	if err != nil {
+		return nil, surfaceError(err)
+	}
+	call.Inputs = map[string]*tensor.Tensor{}
+	anyBF16 := false
 	for name, b64 := range req.Inputs {
 		raw, err := base64.StdEncoding.DecodeString(b64)
 		if err != nil {
-			return nil, fmt.Errorf("fkc: input %s: not base64: %v", name, err)
+			return nil, surfaceError(fmt.Errorf("input %s: not base64: %v", name, err))
 		}
 		t, err := tensor.ReadNpyBytes(raw, asBF16)
 		if err != nil {
-			return nil, fmt.Errorf("fkc: input %s: %v", name, err)
+			return nil, surfaceError(fmt.Errorf("input %s: %v", name, err))
 		}
-		inputs[name] = t
+		anyBF16 = anyBF16 || t.DType == tensor.BF16
+		call.Inputs[name] = t
+	}
+	if asBF16 && !anyBF16 {
+		return nil, surfaceError(kernels.Usagef("--dtype bf16 reads <u2 .npy inputs as bf16, but no input of this call is a <u2 file"))
+	}
+	// The answer travels back as base64 in one JS string: refuse, before
+	// anything runs, an output whose encoding would not fit (the page
+	// keeps working, as the issue asks).
+	if _, shape, dt, err := eng.Check(call); err != nil {
+		return nil, surfaceError(err)
+	} else if b := int64(tensor.NumElems(shape)) * int64(dt.Size()); b > maxResultBytes {
+		return nil, surfaceError(kernels.Violatef(req.Op, "output %s%v needs %d bytes; fkc.run returns at most %d bytes (%d MiB) as base64 — use fkc.bench to time larger calls",
+			dt, shape, b, maxResultBytes, maxResultBytes>>20))
 	}
 	mu.Lock()
-	res, err := eng.Run(req.Backend, req.Op, flags, inputs)
+	res, err := eng.Run(backend, call)
 	mu.Unlock()
 	if err != nil {
-		return nil, cliError(err)
+		return nil, surfaceError(err)
 	}
 	return map[string]any{
 		"kernel":   res.Kernel,
@@ -109,13 +118,18 @@ func scriptRun(reqJSON string) (any, error) {
 	}, nil
 }
 
+// maxResultBytes bounds fkc.run's output: its base64 (4/3 of it) must fit a
+// JS string (V8: under 2^29 characters), beside the Go copies of it in the
+// tab's wasm memory.
+const maxResultBytes = 256 << 20
+
 // tryRequest is what the kernel page's Try it sends.
 type tryRequest struct {
-	ID       string                    `json:"id"` // provider/kernel of the page
-	Op       string                    `json:"op"`
-	Flags    []string                  `json:"flags"`
-	Inputs   map[string]playground.Gen `json:"inputs"`
-	Backends []string                  `json:"backends"` // "cpu", "webgpu"
+	ID       string             `json:"id"` // provider/kernel of the page
+	Op       string             `json:"op"`
+	Flags    []string           `json:"flags"`
+	Inputs   map[string]ops.Gen `json:"inputs"`
+	Backends []string           `json:"backends"` // "cpu", "webgpu"
 }
 
 type tensorView struct {
@@ -183,6 +197,7 @@ type runJSON struct {
 	PageCosts []costValue `json:"page_costs,omitempty"`
 	Out       *tensorView `json:"out,omitempty"`
 	out       *tensor.Tensor
+	backend   engine.Backend
 }
 
 // tryIt builds the inputs, runs the call on each backend asked for, diffs
@@ -190,30 +205,37 @@ type runJSON struct {
 func tryIt(reqJSON string) (any, error) {
 	var req tryRequest
 	if err := json.Unmarshal([]byte(reqJSON), &req); err != nil {
-		return nil, fmt.Errorf("fkc: tryit: bad request: %v", err)
+		return nil, surfaceError(kernels.Usagef("tryit: bad request: %v", err))
 	}
-	spec, ok := ops.SpecFor(req.Op)
-	if !ok {
-		return nil, fmt.Errorf("fkc: unknown op %q", req.Op)
+	o, err := ops.Get(req.Op)
+	if err != nil {
+		return nil, surfaceError(err)
 	}
 	inputs := map[string]*tensor.Tensor{}
 	views := map[string]tensorView{}
-	for _, name := range spec.Inputs {
+	for _, name := range o.InputNames() {
 		g, ok := req.Inputs[name]
 		if !ok {
-			return nil, fmt.Errorf("fkc: %s needs input %s", req.Op, name)
+			return nil, surfaceError(kernels.Usagef("%s needs input %s", req.Op, name))
 		}
 		t, err := g.Make()
 		if err != nil {
-			return nil, fmt.Errorf("fkc: input %s: %v", name, err)
+			return nil, surfaceError(fmt.Errorf("input %s: %v", name, err))
 		}
 		inputs[name] = t
 		views[name] = view(t)
 	}
-	resp := map[string]any{"inputs": views, "order": spec.Inputs}
+	resp := map[string]any{"inputs": views, "order": o.InputNames()}
+	call, perr := o.Parse(req.Flags)
 	var runs []*runJSON
 	for _, b := range req.Backends {
-		runs = append(runs, runOne(req, b, inputs))
+		if perr != nil {
+			runs = append(runs, failed(b, perr))
+			continue
+		}
+		c := *call
+		c.Inputs = inputs
+		runs = append(runs, runOne(req.ID, b, &c))
 	}
 	resp["runs"] = runs
 	var ok2 []*runJSON
@@ -228,17 +250,19 @@ func tryIt(reqJSON string) (any, error) {
 	if len(ok2) > 0 && ok2[0].out.NumElems() <= maxDraw {
 		// Trace on the backend that produced the first output, so the
 		// picture shows what that kernel did.
-		backend := ok2[0].Backend
-		run := func(op string, flags []string, in map[string]*tensor.Tensor) (*tensor.Tensor, error) {
+		backend := ok2[0].backend
+		run := func(c *kernels.Call) (*tensor.Tensor, error) {
 			mu.Lock()
 			defer mu.Unlock()
-			res, err := eng.Run(backend, op, flags, in)
+			res, err := eng.Run(backend, c)
 			if err != nil {
 				return nil, err
 			}
 			return res.Out, nil
 		}
-		tr, err := playground.TraceCall(run, req.Op, req.Flags, inputs)
+		c := *call
+		c.Inputs = inputs
+		tr, err := o.Trace(run, &c)
 		if err != nil {
 			resp["trace_error"] = err.Error()
 		} else {
@@ -248,68 +272,61 @@ func tryIt(reqJSON string) (any, error) {
 	return jsonString(resp)
 }
 
+// failed is a run that could not start, with its error classified.
+func failed(backend string, err error) *runJSON {
+	r := &runJSON{Backend: backend, Error: surfaceError(err).Error()}
+	var u *kernels.Unavailable
+	var us *kernels.Usage
+	r.Unavailable = errors.As(err, &u)
+	r.Violation = !errors.As(err, &us) && !r.Unavailable
+	return r
+}
+
 // runOne runs the call on one backend. When the page's kernel lives on that
 // backend and has a binding for these dtypes, that very binding runs (so a
 // kernel that is not the op's default target is still what you try);
-// otherwise the op is dispatched as `fkc run` would.
-func runOne(req tryRequest, backend string, inputs map[string]*tensor.Tensor) (r *runJSON) {
-	r = &runJSON{Backend: backend}
+// otherwise the call is dispatched as `fkc run` would.
+func runOne(pageID, backendName string, call *kernels.Call) (r *runJSON) {
 	defer func() {
 		if p := recover(); p != nil {
-			r.Error = panicError(p).Error()
+			r = &runJSON{Backend: backendName, Error: panicError(p).Error()}
 		}
 	}()
-	if err := checkBackend(backend); err != nil {
-		r.Error = err.Error()
-		return r
-	}
-	call, err := ops.ParseFlags(req.Op, req.Flags)
+	backend, err := checkBackend(backendName)
 	if err != nil {
-		r.Error = cliError(err).Error()
-		return r
+		return failed(backendName, err)
 	}
-	call.Inputs = inputs
+	r = &runJSON{Backend: backendName, backend: backend}
 	mu.Lock()
 	defer mu.Unlock()
+	o, _ := ops.Of(call)
 	var b *registry.Binding
-	if ref, ok := findKernel(req.ID); ok && ref.Kernel.Registrable {
-		cb, _ := ops.ContractBackend(backend)
-		if strings.EqualFold(ref.Kernel.Backend, cb) {
-			spec, _ := ops.SpecFor(req.Op)
-			primary := inputs[spec.Inputs[0]]
-			for _, cand := range eng.Reg.ByKernel(ref.Doc.Provider.Name, ref.Kernel.Name) {
-				if len(cand.InputDTypes) > 0 && cand.InputDTypes[0] == primary.DType {
-					b = cand
-					break
-				}
+	ref, onPage := eng.FindKernel(pageID)
+	if onPage && ref.Kernel.Registrable && ref.Kernel.Backend == backend.Contract() && eng.Runnable(ref.Kernel.EntryPoint) {
+		primary := o.Primary(call)
+		for _, cand := range eng.Reg.Of(ref.Kernel) {
+			if cand.InputDTypes[0] == primary.DType {
+				b = cand
+				break
 			}
 		}
 	}
-	if b != nil {
-		if _, linked := eng.LinkFor(b.Kernel.EntryPoint); !linked {
-			b = nil
-		}
-	}
-	once := func() (*ops.Result, error) {
+	once := func() (*engine.Result, error) {
 		if b != nil {
 			return eng.RunBinding(b, call)
 		}
-		return eng.Dispatch(backend, call)
+		return eng.Run(backend, call)
 	}
 	res, err := once() // the first call also compiles a GPU pipeline: not timed
 	if err != nil {
-		r.Error = cliError(err).Error()
-		var uerr *ops.UsageError
-		r.Unavailable = ops.IsUnavailable(err)
-		r.Violation = !errors.As(err, &uerr) && !r.Unavailable
-		return r
+		return failed(backendName, err)
 	}
 	// Time a batch of warm repetitions: a browser's clock is coarse (5 µs
 	// when the page is cross-origin isolated, 100 µs otherwise), so one
 	// run of a small kernel reads 0. The batch runs for at least timeBudget
 	// (or maxReps runs) and the mean per run is reported.
 	budget, maxReps := 5*time.Millisecond, 2000
-	if backend == "webgpu" {
+	if backend != engine.CPU {
 		budget, maxReps = 30*time.Millisecond, 50
 	}
 	reps := 0
@@ -335,7 +352,7 @@ func runOne(req tryRequest, backend string, inputs map[string]*tensor.Tensor) (r
 	r.out = res.Out
 	v := view(res.Out)
 	r.Out = &v
-	syms := ops.CostSymbols(res)
+	syms := engine.CostSymbols(res)
 	r.Costs = evalCosts(res.Binding.Kernel.Cost, syms)
 	for _, c := range r.Costs {
 		if c.Name == "bytes_moved" && c.Error == "" {
@@ -345,20 +362,46 @@ func runOne(req tryRequest, backend string, inputs map[string]*tensor.Tensor) (r
 			}
 		}
 	}
-	if ref, ok := findKernel(req.ID); ok && ref.Kernel != res.Binding.Kernel {
+	if onPage && ref.Kernel != res.Binding.Kernel {
 		r.PageCosts = evalCosts(ref.Kernel.Cost, syms)
 	}
 	return r
 }
 
+// costRows are a contract's cost block, field by field, as the page's cost
+// table shows them (provenance and class, then the formulas).
+func costRows(cost contract.Cost) []struct {
+	Name    string `json:"name"`
+	Formula string `json:"formula"`
+} {
+	rows := []struct {
+		Name    string `json:"name"`
+		Formula string `json:"formula"`
+	}{{"provenance", cost.Provenance}, {"class", cost.Class}}
+	for _, f := range costFormulas(cost) {
+		rows = append(rows, struct {
+			Name    string `json:"name"`
+			Formula string `json:"formula"`
+		}{f.name, f.formula})
+	}
+	return rows
+}
+
+// costFormulas lists a cost block's formulas in contract.CostFields order.
+func costFormulas(cost contract.Cost) []namedFormula {
+	out := make([]namedFormula, len(contract.CostFields))
+	for i, f := range contract.CostFields {
+		out[i] = namedFormula{f.Name, f.Get(cost)}
+	}
+	return out
+}
+
+type namedFormula struct{ name, formula string }
+
 // evalCosts evaluates a contract's cost formulas with a call's symbols.
 func evalCosts(cost contract.Cost, syms map[string]float64) []costValue {
 	var out []costValue
-	for _, f := range []struct{ name, formula string }{
-		{"bytes_moved", cost.BytesMoved}, {"flops", cost.Flops},
-		{"memory.device_bytes", cost.Memory.DeviceBytes}, {"memory.host_bytes", cost.Memory.HostBytes},
-		{"memory.disk_bytes", cost.Memory.DiskBytes},
-	} {
+	for _, f := range costFormulas(cost) {
 		if strings.TrimSpace(f.formula) == "" {
 			continue
 		}

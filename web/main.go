@@ -4,13 +4,17 @@
 // MIME types, gzip and cache validation. Nothing is fetched from anywhere
 // else, so the page works offline.
 //
-//	go run ./web [-addr 127.0.0.1:8080] [-dir web/static]
+// It serves only the app: only Host names of this machine (DNS rebinding),
+// under a Content-Security-Policy the page satisfies, with no dotfile and
+// no odd path (404), idle connections closed after a minute, and a warning
+// when the address it binds is reachable from other machines.
+//
+//	go run ./web [-addr 127.0.0.1:8080] [-dir web/static] [-allow-host NAME,…]
 package main
 
 import (
 	"bytes"
 	"compress/gzip"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -24,11 +28,13 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:8080", "listen address (localhost by default; port 0 picks a free port)")
 	dir := flag.String("dir", "web/static", "directory to serve")
+	allow := flag.String("allow-host", "", "more Host names to serve, comma-separated (\"*\": any); by default only localhost and the bound address, so that a DNS-rebinding page cannot read the app")
 	flag.Parse()
 
 	if _, err := os.Stat(*dir + "/index.html"); err != nil {
@@ -45,10 +51,132 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
+	if w := exposureWarning(ln.Addr()); w != "" {
+		log.Print(w)
+	}
 	// The e2e tests start this binary with -addr 127.0.0.1:0 and read the URL from this line.
 	fmt.Printf("fkc playground: serving %s on http://%s/\n", *dir, ln.Addr())
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	log.Fatal(srv.Serve(ln))
+	log.Fatal(newServer(hostCheck(h, newHostPolicy(ln.Addr(), *allow))).Serve(ln))
+}
+
+// newServer bounds how long a client may hold a connection: a request's
+// headers must arrive within 10 s, and an idle keep-alive connection is
+// closed after 60 s (without IdleTimeout it would wait on ReadTimeout,
+// here none, so forever). Responses have no deadline: app.wasm is large
+// and a slow link may take a while.
+func newServer(h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second, // requests are GETs: no body to wait for
+		IdleTimeout:       60 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+	}
+}
+
+// exposureWarning is a line for the log when the server is reachable from
+// other machines (any non-loopback address, 0.0.0.0 and :: included).
+func exposureWarning(a net.Addr) string {
+	if ta, ok := a.(*net.TCPAddr); ok && ta.IP.IsLoopback() {
+		return ""
+	}
+	return fmt.Sprintf("web: warning: listening on %s, which is not a loopback address: other machines that can reach it can use the playground (-addr 127.0.0.1:8080 keeps it on this machine)", a)
+}
+
+// hostPolicy says which Host header values are served. A DNS-rebinding
+// attack points a name it controls at 127.0.0.1, so that a page of its
+// origin can read this server: the browser then sends that name as Host.
+// Served: localhost, the address the server is bound to, any IP literal
+// when it is bound to all interfaces (an IP literal involves no DNS), and
+// the names given with -allow-host ("*": everything).
+type hostPolicy struct {
+	bound    net.IP // nil or unspecified: all interfaces
+	names    map[string]bool
+	allowAll bool
+}
+
+func newHostPolicy(a net.Addr, allow string) hostPolicy {
+	p := hostPolicy{names: map[string]bool{"localhost": true}}
+	if ta, ok := a.(*net.TCPAddr); ok {
+		p.bound = ta.IP
+	}
+	for _, n := range strings.Split(allow, ",") {
+		switch n = strings.ToLower(strings.TrimSpace(n)); n {
+		case "":
+		case "*":
+			p.allowAll = true
+		default:
+			p.names[strings.TrimSuffix(n, ".")] = true
+		}
+	}
+	return p
+}
+
+// allows reports whether a request's Host (name or IP, with or without a
+// port) is served.
+func (p hostPolicy) allows(host string) bool {
+	if p.allowAll {
+		return true
+	}
+	name := host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		name = h
+	}
+	name = strings.TrimSuffix(strings.ToLower(strings.Trim(name, "[]")), ".")
+	if name == "" {
+		return false
+	}
+	if p.names[name] {
+		return true
+	}
+	ip := net.ParseIP(name)
+	if ip == nil {
+		return false
+	}
+	return p.bound == nil || p.bound.IsUnspecified() || ip.Equal(p.bound)
+}
+
+// hostCheck refuses requests whose Host the policy does not serve.
+func hostCheck(next http.Handler, p hostPolicy) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !p.allows(r.Host) {
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			w.WriteHeader(http.StatusMisdirectedRequest)
+			fmt.Fprintf(w, "fkc playground: Host %q is not served here; use http://localhost or the address the server is bound to, or start it with -allow-host NAME\n", r.Host)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// contentSecurityPolicy is what the page needs and no more: its own
+// scripts (no inline script, no eval; 'wasm-unsafe-eval' lets it compile
+// app.wasm), fetches of its own files, inline style attributes (the page
+// sets grid geometry with style="", and goldmark renders table alignment
+// that way), data: images (the empty favicon), and no plugins, frames,
+// forms or <base>.
+const contentSecurityPolicy = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; " +
+	"style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; " +
+	"object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+// servable reports whether a cleaned, slash-free-at-start path may be
+// served: no dotfile or dot-directory anywhere in it (.git, .env), no NUL
+// or other control byte, no backslash, valid UTF-8.
+func servable(name string) bool {
+	if !utf8.ValidString(name) || strings.ContainsRune(name, '\\') {
+		return false
+	}
+	for _, c := range name {
+		if c < 0x20 || c == 0x7f {
+			return false
+		}
+	}
+	for _, seg := range strings.Split(name, "/") {
+		if strings.HasPrefix(seg, ".") {
+			return false
+		}
+	}
+	return true
 }
 
 // mimeTypes is explicit: the platform's mime table may lack application/wasm,
@@ -103,25 +231,23 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
-	name := path.Clean("/" + r.URL.Path)
-	if strings.HasSuffix(name, "/") {
-		name += "index.html"
-	}
-	name = strings.TrimPrefix(name, "/")
+	// Only canonical paths: browsers resolve dot segments before they ask,
+	// so /a/../x, //x, /x/. or /x/ come from elsewhere.
+	canonical := path.Clean("/"+r.URL.Path) == r.URL.Path
+	name := strings.TrimPrefix(r.URL.Path, "/")
 	if name == "" {
 		name = "index.html"
 	}
-	if strings.HasSuffix(name, ".gz") { // the precompressed twins are an internal detail
+	// The precompressed twins are an internal detail; dotfiles and odd
+	// names are never part of the app. Every file that cannot be served is
+	// simply not there (404): a client learns nothing about what exists.
+	if !canonical || strings.HasSuffix(name, ".gz") || !servable(name) {
 		http.NotFound(w, r)
 		return
 	}
 	f, info, err := h.open(name)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			http.NotFound(w, r)
-			return
-		}
-		http.Error(w, "not readable", http.StatusForbidden)
+		http.NotFound(w, r)
 		return
 	}
 	defer f.Close()
@@ -134,6 +260,8 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd := w.Header()
 	hd.Set("Content-Type", ctype)
 	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("Content-Security-Policy", contentSecurityPolicy)
+	hd.Set("Referrer-Policy", "no-referrer")
 	// Cross-origin isolation: everything is same-origin anyway, and an
 	// isolated page gets a 5 µs performance.now() (100 µs otherwise), which
 	// Go's time.Now reads — the Try-it timings of fast kernels need it.

@@ -3,7 +3,7 @@ package gpu
 import (
 	"fmt"
 
-	"github.com/fkc-playground/fkc/ops"
+	"github.com/fkc-playground/fkc/kernels"
 	"github.com/fkc-playground/fkc/tensor"
 )
 
@@ -16,96 +16,114 @@ const (
 
 // Links maps every GPU entry_point to its implementation on device d: the
 // fuel-vulkan-kernels seed family and the fkc-wgsl-kernels contract.
-func Links(d *Device) []ops.Link {
-	pad := func(c *ops.Call) (*tensor.Tensor, error) {
+func Links(d *Device) []kernels.Link {
+	pad := func(c *kernels.Call) (*tensor.Tensor, error) {
 		x := c.Inputs["x"]
 		if x == nil {
 			return nil, fmt.Errorf("pad: input x is missing")
 		}
-		return d.Pad(x, c.Mode, c.Padding, tensor.Encode(x.DType, c.Value))
+		var fill []byte
+		if c.Mode == kernels.Constant {
+			var err error
+			if fill, err = c.FillFor(x.DType); err != nil {
+				return nil, err
+			}
+		}
+		return d.Pad(x, c.Mode, c.Padding, fill)
 	}
-	padBackward := func(c *ops.Call) (*tensor.Tensor, error) {
+	padBackward := func(c *kernels.Call) (*tensor.Tensor, error) {
 		return d.PadBackward(c.Inputs["grad_out"], c.Mode, c.Padding)
 	}
-	maskedFill := func(c *ops.Call) (*tensor.Tensor, error) {
+	maskedFill := func(c *kernels.Call) (*tensor.Tensor, error) {
 		x := c.Inputs["x"]
 		if x == nil {
 			return nil, fmt.Errorf("masked_fill: input x is missing")
 		}
-		return d.MaskedFill(x, c.Inputs["mask"], tensor.Encode(x.DType, c.Value))
+		fill, err := c.FillFor(x.DType)
+		if err != nil {
+			return nil, err
+		}
+		return d.MaskedFill(x, c.Inputs["mask"], fill)
 	}
-	unaryDim := func(f func(*tensor.Tensor, int) (*tensor.Tensor, error)) ops.Impl {
-		return func(c *ops.Call) (*tensor.Tensor, error) { return f(c.Inputs["x"], c.Dim) }
+	unaryDim := func(f func(*tensor.Tensor, int) (*tensor.Tensor, error)) kernels.Impl {
+		return func(c *kernels.Call) (*tensor.Tensor, error) { return f(c.Inputs["x"], c.Dim) }
 	}
-	allOrDim := func(all func(*tensor.Tensor) (*tensor.Tensor, error), dim func(*tensor.Tensor, int) (*tensor.Tensor, error)) ops.Impl {
-		return func(c *ops.Call) (*tensor.Tensor, error) {
+	allOrDim := func(all func(*tensor.Tensor) (*tensor.Tensor, error), dim func(*tensor.Tensor, int) (*tensor.Tensor, error)) kernels.Impl {
+		return func(c *kernels.Call) (*tensor.Tensor, error) {
 			if c.Dim < 0 {
 				return all(c.Inputs["x"])
 			}
 			return dim(c.Inputs["x"], c.Dim)
 		}
 	}
-	to := func(f func(*tensor.Tensor, []int) (*tensor.Tensor, error)) ops.Impl {
-		return func(c *ops.Call) (*tensor.Tensor, error) { return f(c.Inputs["x"], c.Shape) }
+	to := func(f func(*tensor.Tensor, []int) (*tensor.Tensor, error)) kernels.Impl {
+		return func(c *kernels.Call) (*tensor.Tensor, error) { return f(c.Inputs["x"], c.Shape) }
 	}
-	var links []ops.Link
+	all, dim := kernels.FormAll, kernels.FormDim
+	var links []kernels.Link
 	for _, b := range []int{1, 2, 4, 8} {
-		for _, m := range []struct{ tag, op string }{{"const", "pad/constant"}, {"reflect", "pad/reflect"}, {"replicate", "pad/replicate"}} {
+		for _, m := range []struct {
+			tag  string
+			form kernels.Form
+		}{{"const", kernels.FormConstant}, {"reflect", kernels.FormReflect}, {"replicate", kernels.FormReplicate}} {
 			k := fmt.Sprintf("pad_%s_b%d", m.tag, b)
-			links = append(links, ops.Link{EntryPoint: vulkanEP + k, Ops: []string{m.op}, Impl: pad, Where: "shaders/wgsl/pad.wgsl (" + k + ") via kernels/gpu.(*Device).Pad"})
+			links = append(links, kernels.Link{EntryPoint: vulkanEP + k, Serves: kernels.Variants("pad", m.form), Impl: pad, Where: "shaders/wgsl/pad.wgsl (" + k + ") via kernels/gpu.(*Device).Pad"})
 		}
 		k := fmt.Sprintf("pad_backward_const_b%d", b)
-		links = append(links, ops.Link{EntryPoint: vulkanEP + k, Ops: []string{"pad_backward/constant"}, Impl: padBackward, Where: "shaders/wgsl/pad.wgsl (" + k + ", gather) via kernels/gpu.(*Device).PadBackward"})
+		links = append(links, kernels.Link{EntryPoint: vulkanEP + k, Serves: kernels.Variants("pad_backward", kernels.FormConstant), Impl: padBackward, Where: "shaders/wgsl/pad.wgsl (" + k + ", gather) via kernels/gpu.(*Device).PadBackward"})
 		k = fmt.Sprintf("masked_fill_b%d", b)
-		links = append(links, ops.Link{EntryPoint: vulkanEP + k, Ops: []string{"masked_fill"}, Impl: maskedFill, Where: "shaders/wgsl/masked_fill.wgsl (" + k + ") via kernels/gpu.(*Device).MaskedFill"})
+		links = append(links, kernels.Link{EntryPoint: vulkanEP + k, Serves: kernels.Variants("masked_fill"), Impl: maskedFill, Where: "shaders/wgsl/masked_fill.wgsl (" + k + ") via kernels/gpu.(*Device).MaskedFill"})
 	}
-	for _, mode := range []string{"reflect", "replicate"} {
+	for _, mode := range []kernels.Mode{kernels.Reflect, kernels.Replicate} {
 		for _, dt := range []string{"f32", "f16", "bf16", "f64"} {
-			k := "pad_backward_" + mode + "_" + dt
+			k := "pad_backward_" + mode.String() + "_" + dt
 			where := "shaders/wgsl/pad_backward.wgsl (" + k + ", CAS accumulate) via kernels/gpu.(*Device).PadBackward"
 			if dt == "f64" {
 				where = "kernels/gpu.(*Device).PadBackward: answers \"not available on this adapter (needs 64-bit atomics); runs on CPU\""
 			}
-			links = append(links, ops.Link{EntryPoint: vulkanEP + k, Ops: []string{"pad_backward/" + mode}, Impl: padBackward, Where: where})
+			links = append(links, kernels.Link{EntryPoint: vulkanEP + k, Serves: kernels.Variants("pad_backward", kernels.ModeForm(mode)), Impl: padBackward, Where: where})
 		}
 	}
 	own := []struct {
 		kernel string
-		ops    []string
-		impl   ops.Impl
+		serves []kernels.Variant
+		impl   kernels.Impl
 		where  string
 	}{
 		// One mode-unified section per reduction (dims empty → all, [dim] → one axis).
-		{"sum", []string{"sum/all", "sum/dim"}, allOrDim(d.SumAll, d.SumDim), "reduce.wgsl (SumAll / SumDim)"},
-		{"max", []string{"max/all", "max/dim"}, allOrDim(d.MaxAll, d.MaxDim), "reduce.wgsl (MaxAll / MaxDim)"},
-		{"min", []string{"min/all", "min/dim"}, allOrDim(d.MinAll, d.MinDim), "reduce.wgsl (MinAll / MinDim)"},
-		{"mean", []string{"mean/all", "mean/dim"}, allOrDim(d.MeanAll, d.MeanDim), "reduce.wgsl (MeanAll / MeanDim)"},
-		{"argmax_dim", []string{"argmax"}, unaryDim(d.ArgMaxDim), "reduce.wgsl (ArgMaxDim)"},
-		{"argmin_dim", []string{"argmin"}, unaryDim(d.ArgMinDim), "reduce.wgsl (ArgMinDim)"},
-		{"reduce_sum_to", []string{"reduce_sum_to"}, to(d.ReduceSumTo), "reduce.wgsl (ReduceSumTo)"},
-		{"reduce_max_to", []string{"reduce_max_to"}, to(d.ReduceMaxTo), "reduce.wgsl (ReduceMaxTo)"},
-		{"reduce_max_to_backward", []string{"reduce_max_to_backward"}, func(c *ops.Call) (*tensor.Tensor, error) {
+		{"sum", kernels.Variants("sum", all, dim), allOrDim(d.SumAll, d.SumDim), "reduce.wgsl (SumAll / SumDim)"},
+		{"max", kernels.Variants("max", all, dim), allOrDim(d.MaxAll, d.MaxDim), "reduce.wgsl (MaxAll / MaxDim)"},
+		{"min", kernels.Variants("min", all, dim), allOrDim(d.MinAll, d.MinDim), "reduce.wgsl (MinAll / MinDim)"},
+		{"mean", kernels.Variants("mean", all, dim), allOrDim(d.MeanAll, d.MeanDim), "reduce.wgsl (MeanAll / MeanDim)"},
+		{"argmax_dim", kernels.Variants("argmax"), unaryDim(d.ArgMaxDim), "reduce.wgsl (ArgMaxDim)"},
+		{"argmin_dim", kernels.Variants("argmin"), unaryDim(d.ArgMinDim), "reduce.wgsl (ArgMinDim)"},
+		{"reduce_sum_to", kernels.Variants("reduce_sum_to"), to(d.ReduceSumTo), "reduce.wgsl (ReduceSumTo)"},
+		{"reduce_max_to", kernels.Variants("reduce_max_to"), to(d.ReduceMaxTo), "reduce.wgsl (ReduceMaxTo)"},
+		{"reduce_max_to_backward", kernels.Variants("reduce_max_to_backward"), func(c *kernels.Call) (*tensor.Tensor, error) {
 			return d.ReduceMaxToBackward(c.Inputs["x"], c.Inputs["upstream"], c.Shape)
 		}, "reduce.wgsl + reduce_backward.wgsl (ReduceMaxToBackward)"},
 		// index_select also serves embedding = index_select(table, dim=0, ids).
-		{"index_select", []string{"index_select", "embedding"}, func(c *ops.Call) (*tensor.Tensor, error) {
-			if c.Op == "embedding" {
-				return d.Embedding(c.Inputs["table"], c.Inputs["ids"])
+		{"index_select", append(kernels.Variants("index_select"), kernels.Variants("embedding")...), func(c *kernels.Call) (*tensor.Tensor, error) {
+			if table := c.In("table"); table != nil { // embedding's operands
+				return d.Embedding(table, c.In("ids"))
 			}
 			return d.IndexSelect(c.Inputs["data"], c.Inputs["indices"], c.Dim)
 		}, "index.wgsl check+index_select (IndexSelect; Embedding along dim 0)"},
-		{"gather", []string{"gather"}, func(c *ops.Call) (*tensor.Tensor, error) {
+		{"gather", kernels.Variants("gather"), func(c *kernels.Call) (*tensor.Tensor, error) {
 			return d.Gather(c.Inputs["data"], c.Inputs["indices"], c.Dim)
 		}, "index.wgsl check+gather (Gather)"},
-		{"index_add", []string{"index_add"}, func(c *ops.Call) (*tensor.Tensor, error) {
+		{"index_add", kernels.Variants("index_add"), func(c *kernels.Call) (*tensor.Tensor, error) {
 			return d.IndexAdd(c.Inputs["base"], c.Inputs["indices"], c.Inputs["src"], c.Dim)
 		}, "index.wgsl check+index_add (IndexAdd)"},
-		{"scatter_add", []string{"scatter_add"}, func(c *ops.Call) (*tensor.Tensor, error) {
+		{"scatter_add", kernels.Variants("scatter_add"), func(c *kernels.Call) (*tensor.Tensor, error) {
 			return d.ScatterAdd(c.Inputs["base"], c.Inputs["indices"], c.Inputs["src"], c.Dim)
 		}, "index.wgsl check+scatter_add (ScatterAdd)"},
 	}
 	for _, o := range own {
-		links = append(links, ops.Link{EntryPoint: wgslEP + o.kernel, Ops: o.ops, Impl: o.impl, Where: "shaders/wgsl/" + o.where + " in kernels/gpu"})
+		links = append(links, kernels.Link{EntryPoint: wgslEP + o.kernel, Serves: o.serves, Impl: o.impl, Where: "shaders/wgsl/" + o.where + " in kernels/gpu"})
 	}
 	return links
 }
+
+// Links is the device's link table (engine.Device).
+func (d *Device) Links() []kernels.Link { return Links(d) }

@@ -7,6 +7,8 @@
 //   fkc.kernels()  → [{name, provider, backend, op_kind, registrable, dtypes}]
 //   await fkc.run({op, backend: "cpu"|"webgpu", flags: [...], inputs: {name: base64 .npy}})
 //                  → {kernel, provider, npy}   (rejects with Error("fkc: …"))
+//   await fkc.bench({op, backend, flags, inputs: {name: {shape, dtype, fill}}, reps})
+//                  → {kernel, median_ms, times_ms, bytes_moved, gb_per_s}
 "use strict";
 
 (() => {
@@ -33,6 +35,10 @@
       await ready;
       const r = await callAsync("run", JSON.stringify(req || {}));
       return { kernel: r.kernel, provider: r.provider, npy: r.npy };
+    },
+    async bench(req) {
+      await ready;
+      return JSON.parse(await callAsync("bench", JSON.stringify(req || {})));
     },
     gpu() { return Object.assign({}, gpu); },
   };
@@ -361,9 +367,7 @@
       sec("Cost", h("p", { class: "muted small" }, "Formulas as written; the values are evaluated for the inputs of your last run."),
         h("table", { class: "grid-t", id: "cost-table" },
           h("thead", {}, h("tr", {}, ["", "formula", "value (last run)"].map(t => h("th", {}, t)))),
-          h("tbody", {}, [["provenance", k.cost.provenance], ["class", k.cost.class], ["bytes_moved", k.cost.bytes_moved], ["flops", k.cost.flops],
-            ["overhead_ns", k.cost.overhead_ns], ["memory.device_bytes", k.cost.memory.device_bytes], ["memory.host_bytes", k.cost.memory.host_bytes],
-            ["memory.disk_bytes", k.cost.memory.disk_bytes]].map(([n, f]) => h("tr", { "data-cost": n }, h("th", {}, n), h("td", {}, code(f), note("cost." + n)), h("td", { class: "val" }, "")))))),
+          h("tbody", {}, (d.cost_rows || []).map(({ name: n, formula: f }) => h("tr", { "data-cost": n }, h("th", {}, n), h("td", {}, code(f), note("cost." + n)), h("td", { class: "val" }, "")))))),
       sec("Precision & determinism", kv([
         ["determinism", detBadge(k.determinism)],
         ["bit-stable on same hardware", k.precision.bit_stable_on_same_hardware ? "yes" : "no"],
@@ -388,7 +392,6 @@
   }
 
   // ---------- Try it ----------
-  const DTYPES = ["BOOL", "U8", "I8", "I16", "U32", "I32", "I64", "F16", "BF16", "F32", "F64"];
 
   // Share-URL encoding: readable query parameters.
   //   flags=--mode reflect --padding 2:2,2:2 ; x=4,5|F32|arange ; run=cpu,webgpu
@@ -431,7 +434,7 @@
       const row = h("div", { class: "inrow", "data-input": name },
         h("b", { class: "inname" }, name),
         h("label", {}, "shape", h("input", { name: name + ".shape", value: g.shape, size: 8, title: "comma-separated, empty = rank 0" })),
-        h("label", {}, "dtype", h("select", { name: name + ".dtype" }, DTYPES.map(t => h("option", { value: t, selected: t === g.dtype }, t)))),
+        h("label", {}, "dtype", h("select", { name: name + ".dtype" }, catalog.dtypes.map(t => h("option", { value: t, selected: t === g.dtype }, t)))),
         h("label", {}, "fill", h("select", { name: name + ".kind" }, kinds.map(t => h("option", { value: t, selected: t === (g.kind || "arange") }, t)))),
         h("label", { class: "rnd" }, "seed", h("input", { name: name + ".seed", type: "number", value: g.seed || 0, style: "width:4.5em" })),
         h("label", { class: "rnd" }, "lo", h("input", { name: name + ".lo", type: "number", step: "any", value: g.lo || 0, style: "width:4.5em" })),
@@ -441,20 +444,19 @@
     });
     // params
     const spec = catalog.specs.find(x => x.name === state.op) || {};
-    spec.flags = spec.flags || []; // embedding has none (JSON null)
+    spec.flags = spec.flags || [];
     const fv = (name) => { const i = state.flags.indexOf(name); return i >= 0 ? state.flags[i + 1] : ""; };
-    const paramEls = [];
-    for (const f of spec.flags) {
-      const n = f.slice(2);
-      if (n === "mode") {
-        paramEls.push(h("label", {}, "--mode", h("select", { name: "mode", disabled: !!s.mode, title: s.mode ? "fixed by this kernel" : "" },
-          ["constant", "reflect", "replicate"].map(m => h("option", { value: m, selected: m === (fv("--mode") || s.mode) }, m)))));
-      } else if (n === "dim" && ["sum", "max", "min", "mean"].includes(state.op)) {
-        paramEls.push(h("label", {}, "--dim", h("input", { name: "dim", value: fv("--dim"), size: 3, placeholder: "all" })));
-      } else {
-        paramEls.push(h("label", {}, f, h("input", { name: n, value: fv(f), size: n === "padding" ? 14 : 5 })));
+    // The op table (Go) says each flag's choices, whether it is required and
+    // what leaving it out means.
+    const paramEls = spec.flags.map(f => {
+      const n = f.name.slice(2), title = f.help + (f.note ? " — " + f.note : "");
+      if (f.choices) {
+        const fixed = n === "mode" && !!s.mode; // a per-mode kernel fixes its mode
+        return h("label", { title }, f.name, h("select", { name: n, disabled: fixed, title: fixed ? "fixed by this kernel" : title },
+          f.choices.map(m => h("option", { value: m, selected: m === (fv(f.name) || (fixed ? s.mode : "")) }, m))));
       }
-    }
+      return h("label", { title }, f.name, h("input", { name: n, value: fv(f.name), size: Math.max(4, f.arg.length + 4), placeholder: f.required ? "" : "optional" }));
+    });
     const primaryDTypes = d.contract.inputs && d.contract.inputs[0] ? d.contract.inputs[0].dtypes : [];
     const buttons = h("div", { class: "buttons" },
       h("button", { type: "button", class: "primary", id: "run-cpu", onclick: () => run(["cpu"]) }, "Run on CPU"),
@@ -487,10 +489,10 @@
       }
       const flags = [];
       for (const f of spec.flags) {
-        const n = f.slice(2), e = el[n];
+        const e = el[f.name.slice(2)];
         if (!e) continue;
         const v = (e.value || "").trim();
-        if (v !== "") flags.push(f, v);
+        if (v !== "" || (f.required && f.name === "--padding")) flags.push(f.name, v);
       }
       state.flags = flags;
       cli.textContent = cliLine();
@@ -542,8 +544,7 @@
       const first = state.order[0];
       if (e.target.name === first + ".dtype") {
         for (const n of state.order.slice(1)) {
-          const sel = form.elements[n + ".dtype"];
-          if (sel.value !== "U32" && sel.value !== "BOOL") sel.value = e.target.value;
+          if (!(spec.fixed_dtypes || {})[n]) form.elements[n + ".dtype"].value = e.target.value;
         }
         readState();
       }
@@ -637,21 +638,16 @@
   }
 
   // ---------- visual semantics ----------
-  const ROLE_LEGEND = {
-    copy: "copied from the input", fill: "constant fill", mirror: "reflected (mirror image)", clamp: "edge replicated (clamped)",
-    fold: "several outputs fold in", none: "no output folds in (stays 0)", reduce: "reduced", add: "base + added src",
-    route: "max position: receives gradient", blocked: "not a max: gradient 0", unknown: "kernel wrote an impossible index",
-  };
+  const roleLegend = (r) => (catalog.roles || {})[r] || r;
 
   function drawVisual(root, resp, okRuns, d) {
     const run = okRuns[0];
     const tr = resp.trace;
-    const op = d.defaults.op;
     const outName = (d.contract.outputs && d.contract.outputs[0] && d.contract.outputs[0].name) || "out";
     const grids = {};
     const info = h("div", { class: "hoverinfo", id: "hoverinfo" }, "Hover a cell to see where it came from.");
     const wrap = h("div", { class: "gridrow" });
-    root.append(h("h3", {}, "What the kernel did"), explain(op, tr, resp), info, wrap);
+    root.append(h("h3", {}, "What the kernel did"), tr ? h("p", { class: "explain" }, tr.explain, h("span", { class: "muted small" }, "  Provenance: " + tr.method + ".")) : null, info, wrap);
     if (!tr) {
       if (resp.trace_error) root.append(h("p", { class: "muted" }, "No provenance: " + resp.trace_error));
     }
@@ -677,25 +673,18 @@
     }
     if (!tr) return;
 
-    // decorations per op
+    // decorations: the trace (Go) says what to draw
     const inFirst = grids[resp.order[0]];
-    if (op === "pad") outs.forEach(g => g.decorate({ interior: tr.interior, mode: tr.mode }));
-    if (op === "pad_backward") {
-      inFirst.decorate({ interior: tr.interior, mode: tr.mode });
-      outs.forEach(g => g.setHeat(tr.sources.map(s => s.length), "×"));
-    }
-    if (op === "gather" || op === "index_select" || op === "embedding") {
-      const src = resp.order[0], shape = resp.inputs[src].shape;
-      const labels = tr.sources.map(ss => { const s = ss.find(x => x.in === src); return s ? "←" + coordStr(unflat(s.i, shape)) : ""; });
-      outs.forEach(g => g.setLabels(labels));
-    }
-    if (tr.label) outs.forEach(g => g.setLabels(tr.label)); // index_add: "+src 0,2"
+    if (tr.interior_on === "out") outs.forEach(g => g.decorate({ interior: tr.interior, mode: tr.mode }));
+    if (tr.interior_on === "in") inFirst.decorate({ interior: tr.interior, mode: tr.mode });
+    if (tr.fold_heat) outs.forEach(g => g.setHeat(tr.sources.map(s => s.length), "×"));
+    if (tr.label) outs.forEach(g => g.setLabels(tr.label)); // "←[2,1]", "+src 0,2"
     if (tr.winner) {
       const w = new Set(tr.winner.filter(x => x.i >= 0).map(x => x.i));
       inFirst.markWinners(w);
     }
     if (tr.reduced && tr.reduced.length) inFirst.markReduced(tr.reduced);
-    if (op === "masked_fill" && grids.mask) grids.mask.markTrue();
+    if (tr.mark_true && grids[tr.mark_true]) grids[tr.mark_true].markTrue();
 
     // hover: output → sources
     const outShape = run.out.shape;
@@ -716,7 +705,7 @@
       const win = tr.winner && tr.winner[i] && tr.winner[i].i >= 0 ? `; winner ${tr.winner[i].in}${coordStr(unflat(tr.winner[i].i, resp.inputs[tr.winner[i].in].shape))}` : "";
       info.innerHTML = "";
       info.append(h("b", {}, `${outName}${coordStr(unflat(i, outShape))} = ${orun.out.values ? orun.out.values[i] : "?"}`), "  ←  ", desc, win,
-        role ? h("span", { class: "role-tag r-" + role }, ROLE_LEGEND[role] || role) : null);
+        role ? h("span", { class: "role-tag r-" + role }, roleLegend(role)) : null);
     }));
     // hover: input → the outputs that read it
     for (const name of resp.order) {
@@ -734,30 +723,9 @@
     root.append(legend(tr, outs.length > 1));
   }
 
-  function explain(op, tr, resp) {
-    if (!tr) return null;
-    const lines = {
-      pad: { constant: "Constant pad: the input is copied into the interior (boxed); every other cell gets the fill value.",
-        reflect: "Reflect pad: outside the box the input is mirrored about its edge row/column (dashed mirror lines) — the edge itself is not repeated, so each pad must be ≤ n−1.",
-        replicate: "Replicate pad: outside the box each cell repeats the nearest edge element (the clamped edge is drawn in orange); any width works." },
-      pad_backward: "Pad backward: every grad_out cell's gradient flows back to the input cell it was copied from; the heat map on grad_in counts how many outputs fold into each cell.",
-      masked_fill: "masked_fill: where the mask is true the output is the fill value; elsewhere the input is copied.",
-      gather: "gather: each output cell reads data at its own position with the --dim coordinate replaced by its index (labels show the source).",
-      index_select: "index_select: whole slices along --dim are picked by the indices (labels show the source).",
-      embedding: "embedding: row ids[i] of the table becomes output row i.",
-      index_add: "index_add: a copy of base, then src slices are added at the rows the indices name, in src order.",
-      scatter_add: "scatter_add: a copy of base, then each src element is added where its index sends it along --dim.",
-      reduce_max_to_backward: "reduce_max_to_backward: upstream gradient goes to the positions equal to the max of their group (ties share it).",
-    };
-    let text = lines[op];
-    if (op === "pad" && tr.mode) text = lines.pad[tr.mode];
-    if (!text && tr.reduced) text = `${op}: axis ${tr.reduced.join(", ")} of x is reduced (hover an output to see its group)` + (tr.winner ? "; the winning cell of each group is starred ★." : ".");
-    return h("p", { class: "explain" }, text, h("span", { class: "muted small" }, "  Provenance: " + tr.method + "."));
-  }
-
   function legend(tr, diff) {
     const roles = [...new Set(tr.role)].filter(Boolean);
-    return h("div", { class: "legend" }, roles.map(r => h("span", { class: "lg" }, h("span", { class: "sw r-" + r }), ROLE_LEGEND[r] || r)),
+    return h("div", { class: "legend" }, roles.map(r => h("span", { class: "lg" }, h("span", { class: "sw r-" + r }), roleLegend(r))),
       tr.winner ? h("span", { class: "lg" }, h("span", { class: "sw win" }, "★"), "winning (arg) cell") : null,
       tr.interior ? h("span", { class: "lg" }, h("span", { class: "sw box" }), "input region") : null,
       diff ? h("span", { class: "lg" }, h("span", { class: "sw differs" }), "bits differ from the first output") : null);

@@ -1,6 +1,8 @@
-// Command fkc is the native CLI (SPEC §5): the same packages as the browser
-// playground, with the WGSL kernels run by wgpu-native on Vulkan.
-package main
+// Package vulkan is the native GPU backend of the `fkc` command: the WGSL
+// kernels of kernels/gpu run by wgpu-native (cgo) on a Vulkan adapter. It
+// hands the command its GPU (cli.GPU): the link table for link status, the
+// adapter listing of `fkc devices`, and the device for `--backend vulkan`.
+package vulkan
 
 import (
 	"fmt"
@@ -11,13 +13,14 @@ import (
 	"github.com/cogentcore/webgpu/wgpu"
 
 	"github.com/fkc-playground/fkc/cli"
+	"github.com/fkc-playground/fkc/engine"
 	"github.com/fkc-playground/fkc/kernels/gpu"
-	"github.com/fkc-playground/fkc/ops"
 )
 
-func main() {
+// GPU is the Vulkan backend for cli.Main.
+func GPU() *cli.GPU {
 	quietDrivers()
-	cli.GPU = &cli.GPUBackend{
+	return &cli.GPU{
 		Entries: gpu.Links(nil), // entry points and where, for `fkc contracts`
 		Devices: func(w io.Writer) error {
 			d, err := gpu.OpenNative()
@@ -28,15 +31,14 @@ func main() {
 			fmt.Fprint(w, d.Info().String())
 			return nil
 		},
-		Open: func() ([]ops.Link, ops.DeviceClocks, func(), error) {
+		Open: func() (engine.Device, func(), error) {
 			d, err := gpu.OpenNative()
 			if err != nil {
-				return nil, ops.DeviceClocks{}, nil, err
+				return nil, nil, err
 			}
-			return gpu.Links(d), ops.DeviceClocks{EndToEnd: d.LastGPUTime, Kernel: d.LastKernelTime}, d.Close, nil
+			return d, d.Close, nil
 		},
 	}
-	os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr))
 }
 
 // quietDrivers keeps wgpu's and Mesa's chatter (window-system probing that a

@@ -1,4 +1,4 @@
-package playground
+package ops
 
 import (
 	"fmt"
@@ -7,8 +7,32 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fkc-playground/fkc/kernels"
 	"github.com/fkc-playground/fkc/tensor"
 )
+
+// Case is one Try-it setup: an op's flags and a generator per input. It is
+// what a kernel page opens with (Op.Example) and what a shareable URL stores.
+type Case struct {
+	Op     string         `json:"op"`
+	Flags  []string       `json:"flags"`
+	Inputs map[string]Gen `json:"inputs"`
+	// Order lists the input names in the op's order (SPEC §5).
+	Order []string `json:"order"`
+}
+
+// DefaultCase is the op's Example for form f on dtype dt: its params
+// rendered as flags (the page and the share link speak `fkc run`) and one
+// generator per operand.
+func (o *Op) DefaultCase(f kernels.Form, dt tensor.DType) Case {
+	c, gens := o.Example(f, dt)
+	c.Op = o.Name
+	cs := Case{Op: o.Name, Flags: FormatFlags(c), Inputs: map[string]Gen{}, Order: o.InputNames()}
+	for i, g := range gens {
+		cs.Inputs[cs.Order[i]] = g
+	}
+	return cs
+}
 
 // Gen describes one Try-it input: a shape, a dtype and how to fill it. It
 // is what a shareable URL stores, so it must reproduce the same tensor.
@@ -100,33 +124,4 @@ func ParseValues(s string) ([]float64, error) {
 		out = append(out, v)
 	}
 	return out, nil
-}
-
-// Format renders element i for display: integers plainly, floats with up to
-// 4 significant decimals, and the IEEE specials by name.
-func Format(t *tensor.Tensor, i int) string {
-	v := t.At(i)
-	if !t.DType.IsFloat() {
-		if t.DType == tensor.BOOL {
-			if v != 0 {
-				return "T"
-			}
-			return "F"
-		}
-		return strconv.FormatFloat(v, 'f', -1, 64)
-	}
-	switch {
-	case math.IsNaN(v):
-		return "NaN"
-	case math.IsInf(v, 1):
-		return "inf"
-	case math.IsInf(v, -1):
-		return "-inf"
-	case v == 0 && math.Signbit(v):
-		return "-0"
-	}
-	if v == math.Trunc(v) && math.Abs(v) < 1e7 {
-		return strconv.FormatFloat(v, 'f', -1, 64)
-	}
-	return strconv.FormatFloat(v, 'g', 4, 64)
 }

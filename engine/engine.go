@@ -1,0 +1,381 @@
+// Package engine runs kernels: it takes a typed call (built with package
+// ops, or parsed from `fkc run` flags), checks it against the op's rules and
+// the contract, picks the registered contract binding for (op, backend,
+// dtypes) and runs the implementation that binding's entry_point links to —
+// a Go kernel on the CPU, or a WGSL kernel on a GPU device (Vulkan natively,
+// WebGPU in the browser).
+//
+// It is where a Go program starts:
+//
+//	eng, _ := engine.New()
+//	res, err := eng.Run(engine.CPU, ops.Pad(x, kernels.Reflect, kernels.Pad{Before: 2, After: 2}))
+//
+// and, with a GPU (kernels/gpu.OpenNative), eng.Attach(dev) then
+// eng.Run(engine.Vulkan, …). The CLI, the browser app and the tests all go
+// through it.
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/fkc-playground/fkc/contract"
+	"github.com/fkc-playground/fkc/contracts"
+	"github.com/fkc-playground/fkc/kernels"
+	"github.com/fkc-playground/fkc/kernels/cpu"
+	"github.com/fkc-playground/fkc/ops"
+	"github.com/fkc-playground/fkc/registry"
+	"github.com/fkc-playground/fkc/tensor"
+)
+
+// Backend is where a call runs.
+type Backend string
+
+const (
+	CPU    Backend = "cpu"
+	Vulkan Backend = "vulkan" // the WGSL kernels through wgpu-native (native builds)
+	WebGPU Backend = "webgpu" // the same WGSL kernels through the browser's WebGPU
+)
+
+// ParseBackend reads a backend name (a usage error names the choices).
+func ParseBackend(s string) (Backend, error) {
+	switch b := Backend(strings.ToLower(s)); b {
+	case "", CPU:
+		return CPU, nil
+	case Vulkan, WebGPU:
+		return b, nil
+	case "gpu":
+		return Vulkan, nil
+	}
+	return "", kernels.Usagef("unknown backend %q (want cpu, vulkan or webgpu)", s)
+}
+
+// Contract is the contracts' name for the backend: the GPU kernels are
+// WGSL whose contracts say Vulkan, run by wgpu natively and by the
+// browser's WebGPU in the playground.
+func (b Backend) Contract() string {
+	if b == CPU || b == "" {
+		return "Cpu"
+	}
+	return "Vulkan"
+}
+
+// Device is a GPU device whose kernels the engine can run: a
+// kernels/gpu.Device, natively or in the browser.
+type Device interface {
+	Links() []kernels.Link
+	// LastGPUTime: submit to results mapped, for the last call (uploads,
+	// kernels and readback). LastKernelTime: GPU timestamps around the
+	// compute passes alone, 0 without timestamp queries.
+	LastGPUTime() time.Duration
+	LastKernelTime() time.Duration
+}
+
+// Limits bound what a call may produce, checked from the shape rules before
+// anything is allocated.
+type Limits struct {
+	// MaxElems caps every output's element count (0: tensor.MaxElems). A
+	// browser tab sets it lower than a native process.
+	MaxElems int
+	// MaxOutputBytes caps one output's bytes (0: no cap beyond MaxElems).
+	MaxOutputBytes int64
+}
+
+// Engine dispatches calls to contract bindings. It is safe for concurrent
+// Run calls once set up (Attach and AddEntries are not concurrent-safe).
+type Engine struct {
+	Reg     *registry.Registry
+	limits  Limits
+	dev     Device
+	links   map[string]kernels.Link // runnable implementations, by entry_point
+	entries map[string]kernels.Link // every known link (runnable or not): status and docs
+}
+
+// New loads the embedded contracts (the four seeds plus this project's
+// own) and installs the CPU links; limits, if given, bound its outputs.
+func New(limits ...Limits) (*Engine, error) {
+	docs, diags := contracts.LoadAll()
+	for _, d := range diags {
+		if d.Severity == "error" {
+			return nil, fmt.Errorf("embedded contracts: %s", d)
+		}
+	}
+	var l Limits
+	if len(limits) > 0 {
+		l = limits[0]
+	}
+	return NewWith(registry.Build(docs), l), nil
+}
+
+// NewWith builds an engine over a registry with the CPU links installed.
+func NewWith(reg *registry.Registry, limits Limits) *Engine {
+	e := &Engine{Reg: reg, limits: limits, links: map[string]kernels.Link{}, entries: map[string]kernels.Link{}}
+	e.addLinks(cpu.Links(), true)
+	return e
+}
+
+func (e *Engine) addLinks(links []kernels.Link, runnable bool) {
+	for _, l := range links {
+		if runnable {
+			e.links[l.EntryPoint] = l
+		}
+		e.entries[l.EntryPoint] = l
+	}
+}
+
+// Attach makes a GPU device's kernels runnable (the Vulkan and WebGPU
+// backends).
+func (e *Engine) Attach(d Device) {
+	e.dev = d
+	e.addLinks(d.Links(), true)
+}
+
+// AddEntries records links for link status and docs only, without making
+// them runnable: a build's GPU entry points before (or without) a device,
+// e.g. kernels/gpu.Links(nil). Their Impl is never called.
+func (e *Engine) AddEntries(links []kernels.Link) { e.addLinks(links, false) }
+
+// LastDeviceTimes are the attached device's clocks of its last call
+// (zero without a device).
+func (e *Engine) LastDeviceTimes() (endToEnd, kernel time.Duration) {
+	if e.dev == nil {
+		return 0, 0
+	}
+	return e.dev.LastGPUTime(), e.dev.LastKernelTime()
+}
+
+// Exercised says which variants run an entry point's binding, whether or
+// not its implementation is attached.
+func (e *Engine) Exercised(entryPoint string) []kernels.Variant {
+	return e.entries[entryPoint].Exercised()
+}
+
+// DispatchVariants is the variants for which dispatch picks this entry
+// point (empty for kernels run only from their own page).
+func (e *Engine) DispatchVariants(entryPoint string) []kernels.Variant {
+	return e.entries[entryPoint].Serves
+}
+
+// Runnable reports whether an entry point's implementation is attached now
+// (GPU links only once a device is open).
+func (e *Engine) Runnable(entryPoint string) bool {
+	_, ok := e.links[entryPoint]
+	return ok
+}
+
+// LinkFor says which implementation serves an entry_point.
+func (e *Engine) LinkFor(entryPoint string) (where string, ok bool) {
+	l, ok := e.entries[entryPoint]
+	if !ok {
+		return "not linked", false
+	}
+	return l.Where, true
+}
+
+// Result is one served call.
+type Result struct {
+	Out      *tensor.Tensor
+	Call     *kernels.Call
+	Binding  *registry.Binding
+	Kernel   string // contract kernel name, e.g. "pad_reflect_b4"
+	Provider string // e.g. "fuel-vulkan-kernels"
+	Backend  string // contract backend, e.g. "Vulkan"
+}
+
+// ServedBy is the stderr line of `fkc run` (SPEC §5).
+func (r *Result) ServedBy() string {
+	return fmt.Sprintf("kernel %s (%s, %s)", r.Kernel, r.Provider, r.Backend)
+}
+
+// Check validates a call before anything runs: its operands are the op's,
+// its params satisfy the op's shape rules, and its output fits the limits.
+// It returns the output's shape and dtype.
+func (e *Engine) Check(c *kernels.Call) (*ops.Op, []int, tensor.DType, error) {
+	o, err := ops.Of(c)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	if err := o.CheckInputs(c); err != nil {
+		return nil, nil, 0, err
+	}
+	shape, dt, err := o.Out(c)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	if err := e.checkSize(o.Name, shape, dt); err != nil {
+		return nil, nil, 0, err
+	}
+	return o, shape, dt, nil
+}
+
+func (e *Engine) checkSize(op string, shape []int, dt tensor.DType) error {
+	if err := tensor.CheckShape(shape); err != nil {
+		return kernels.Violatef(op, "output: %v", err)
+	}
+	n := tensor.NumElems(shape)
+	if e.limits.MaxElems > 0 && n > e.limits.MaxElems {
+		return kernels.Violatef(op, "output %s%v has %d elements; this engine holds at most %d per tensor", dt, shape, n, e.limits.MaxElems)
+	}
+	b := int64(n) * int64(dt.Size())
+	if e.limits.MaxOutputBytes > 0 && b > e.limits.MaxOutputBytes {
+		return kernels.Violatef(op, "output %s%v needs %d bytes; this engine returns at most %d bytes per output", dt, shape, b, e.limits.MaxOutputBytes)
+	}
+	// Before any kernel allocates: an output bigger than this process may
+	// use is an error that says so, not an out-of-memory abort.
+	if err := tensor.CheckAlloc(fmt.Sprintf("%s: output %s%v", op, dt, shape), int(b)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Run checks a call and dispatches it to the binding that serves it on
+// backend b.
+func (e *Engine) Run(b Backend, c *kernels.Call) (*Result, error) {
+	if _, _, _, err := e.Check(c); err != nil {
+		return nil, err
+	}
+	bd, err := e.Select(b, c)
+	if err != nil {
+		return nil, err
+	}
+	return e.RunBinding(bd, c)
+}
+
+// RunKernel runs the call on one contract kernel, "PROVIDER/NAME" (`fkc run
+// OP --kernel …`), instead of the one dispatch would choose: its binding for
+// the call's dtypes, or an error saying why it cannot serve the call.
+func (e *Engine) RunKernel(b Backend, id string, c *kernels.Call) (*Result, error) {
+	o, _, _, err := e.Check(c)
+	if err != nil {
+		return nil, err
+	}
+	ref, ok := e.FindKernel(id)
+	if !ok {
+		return nil, kernels.Usagef("--kernel %s: no such kernel in the loaded contracts (PROVIDER/NAME, e.g. fuel-vulkan-kernels/pad_reflect_b4; `fkc contracts` lists them)", id)
+	}
+	if kb := ref.Kernel.Backend; kb != b.Contract() {
+		return nil, kernels.Usagef("--kernel %s is a %s kernel, and this run's backend is %s: add --backend %s", id, kb, b, map[string]Backend{"Cpu": CPU, "Vulkan": Vulkan}[kb])
+	}
+	primary := o.Primary(c)
+	var dts []string
+	for _, bd := range e.Reg.Of(ref.Kernel) {
+		if bd.InputDTypes[0] == primary.DType {
+			return e.RunBinding(bd, c)
+		}
+		dts = append(dts, bd.InputDTypes[0].String())
+	}
+	if !ref.Kernel.Registrable {
+		return nil, kernels.Violatef(c.Op, "kernel %s is describe-only (registrable: false): it has no binding to run", id)
+	}
+	return nil, kernels.Violatef(c.Op, "kernel %s cannot serve this call: %s has dtype %s, and it is registered for %s only",
+		id, o.Inputs[0].Name, primary.DType, strings.Join(dts, ", "))
+}
+
+// FindKernel finds a kernel section by "PROVIDER/NAME".
+func (e *Engine) FindKernel(id string) (registry.KernelRef, bool) {
+	for _, r := range e.Reg.Kernels() {
+		if KernelID(r.Doc, r.Kernel) == id {
+			return r, true
+		}
+	}
+	return registry.KernelRef{}, false
+}
+
+// KernelID is a kernel's "PROVIDER/NAME" (names repeat across providers).
+func KernelID(d *contract.Document, k *contract.Kernel) string { return d.KernelID(k).String() }
+
+// RunBinding runs a specific binding (the playground's Try it on a kernel
+// page does this too, so kernels that are not the default target of an op
+// — e.g. argindex_dim — stay reachable).
+func (e *Engine) RunBinding(b *registry.Binding, c *kernels.Call) (res *Result, err error) {
+	l, ok := e.links[b.Kernel.EntryPoint]
+	if !ok {
+		if _, known := e.entries[b.Kernel.EntryPoint]; known {
+			return nil, &kernels.Unavailable{Kernel: b.Kernel.Name, Msg: fmt.Sprintf("its %s implementation is not attached (no GPU device is open)", b.Backend)}
+		}
+		return nil, fmt.Errorf("%s: entry_point %s is not linked to an implementation in this build", b.Kernel.Name, b.Kernel.EntryPoint)
+	}
+	o, _, _, err := e.Check(c)
+	if err != nil {
+		return nil, err
+	}
+	if v := o.Variant(&c.Params); !slices.Contains(l.Serves, v) && !slices.Contains(l.Runs, v) {
+		return nil, kernels.Violatef(c.Op, "kernel %s does not run %s: it serves %s", b.Kernel.Name, ops.Command(v), strings.Join(commands(l.Exercised()), ", "))
+	}
+	if err := checkOperandDTypes(b, o, c); err != nil {
+		return nil, err
+	}
+	defer func() {
+		// A panic in a kernel is a bug, but the user gets an error, not a crash.
+		if r := recover(); r != nil {
+			// A scratch buffer past the memory limit is the input's size,
+			// not a bug (tensor.New panics with a *tensor.MemoryError).
+			var me *tensor.MemoryError
+			if re, ok := r.(error); ok && errors.As(re, &me) {
+				err = fmt.Errorf("%s: %w", b.Kernel.Name, me)
+				return
+			}
+			err = fmt.Errorf("%s: internal error: %v", b.Kernel.Name, r)
+		}
+	}()
+	out, err := l.Impl(c)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Out: out, Call: c, Binding: b, Kernel: b.Kernel.Name, Provider: b.Doc.Provider.Name, Backend: b.Backend}, nil
+}
+
+// CostSymbols are the values of the contracts' cost-formula symbols for a
+// served call.
+func CostSymbols(r *Result) map[string]float64 {
+	s, _ := ops.CostSymbols(r.Call, r.Out.Shape)
+	return s
+}
+
+// EvalCost evaluates one of the served kernel's cost formulas (a
+// contract.CostField's value) for the call.
+func EvalCost(r *Result, formula string) (float64, error) {
+	if strings.TrimSpace(formula) == "" {
+		return 0, fmt.Errorf("no formula")
+	}
+	ex, err := contract.ParseExpr(formula)
+	if err != nil {
+		return 0, err
+	}
+	return ex.Eval(CostSymbols(r))
+}
+
+// BytesMoved evaluates the served kernel's bytes_moved formula.
+func BytesMoved(r *Result) (float64, error) {
+	v, err := EvalCost(r, r.Binding.Kernel.Cost.BytesMoved)
+	if err != nil {
+		return 0, fmt.Errorf("bytes_moved %q: %v", r.Binding.Kernel.Cost.BytesMoved, err)
+	}
+	return v, nil
+}
+
+// BindingsOn lists the linked bindings of a backend (for tests and docs).
+func (e *Engine) BindingsOn(b Backend) []*registry.Binding {
+	var out []*registry.Binding
+	for _, bd := range e.Reg.Bindings {
+		if _, ok := e.links[bd.Kernel.EntryPoint]; ok && bd.Backend == b.Contract() {
+			out = append(out, bd)
+		}
+	}
+	return out
+}
+
+// RunArgs parses an op's `fkc run` flags (ops.Parse) and runs the call with
+// these inputs on backend b: the command line's path, for callers that hold
+// flag strings.
+func (e *Engine) RunArgs(b Backend, op string, flags []string, inputs map[string]*tensor.Tensor) (*Result, error) {
+	c, err := ops.Parse(op, flags)
+	if err != nil {
+		return nil, err
+	}
+	c.Inputs = inputs
+	return e.Run(b, c)
+}

@@ -1,0 +1,130 @@
+package kernels
+
+import (
+	"fmt"
+
+	"github.com/fkc-playground/fkc/tensor"
+)
+
+// Params are an op's typed parameters — what `fkc run`'s flags say, after
+// parsing. Each op reads the fields its descriptor (package ops) lists and
+// leaves the others at their zero value.
+type Params struct {
+	Mode    Mode          // pad, pad_backward
+	Padding []Pad         // pad, pad_backward: (before, after) per axis
+	Fill    tensor.Scalar // pad (constant mode), masked_fill
+	Dim     int           // the axis; -1 when absent (a reduction over all elements)
+	Shape   []int         // reduce_*_to: the target shape
+}
+
+// Call is one kernel invocation: the op, its operands by name (x, mask,
+// data, indices, …) and its parameters.
+type Call struct {
+	Op     string
+	Inputs map[string]*tensor.Tensor
+	Params
+}
+
+// In returns the operand called name (nil when absent).
+func (c *Call) In(name string) *tensor.Tensor { return c.Inputs[name] }
+
+// FillFor encodes the call's fill value for elements of dt, range-checked:
+// an integer fill is exact, one out of the dtype's range is an error.
+func (c *Call) FillFor(dt tensor.DType) ([]byte, error) {
+	b, err := c.Fill.Encode(dt)
+	if err != nil {
+		return nil, Violatef(c.Op, "fill value: %v", err)
+	}
+	return b, nil
+}
+
+// Form tells apart the variants of one op: the pad modes, and a reduction
+// over all elements versus along one axis. Ops with a single form use FormOnly.
+type Form uint8
+
+const (
+	FormOnly      Form = iota // the op has one form
+	FormConstant              // pad / pad_backward, constant mode
+	FormReflect               // pad / pad_backward, reflect mode
+	FormReplicate             // pad / pad_backward, replicate mode
+	FormAll                   // a reduction over every element (no --dim): sum_all
+	FormDim                   // a reduction along --dim: sum_dim
+)
+
+var formNames = [...]string{"", "constant", "reflect", "replicate", "all", "dim"}
+
+func (f Form) String() string {
+	if int(f) < len(formNames) {
+		return formNames[f]
+	}
+	return fmt.Sprintf("form(%d)", int(f))
+}
+
+// ModeForm is the form of a pad mode.
+func ModeForm(m Mode) Form { return FormConstant + Form(m) }
+
+// Mode is the pad mode of a pad form (Constant for any other form).
+func (f Form) Mode() Mode {
+	if f >= FormConstant && f <= FormReplicate {
+		return Mode(f - FormConstant)
+	}
+	return Constant
+}
+
+// Variant is one form of one op: what a link serves and what dispatch
+// matches, e.g. {pad, FormReflect} or {sum, FormAll}.
+type Variant struct {
+	Op   string
+	Form Form
+}
+
+// String is the display spelling: "pad/reflect", "sum/all", "gather".
+func (v Variant) String() string {
+	if v.Form == FormOnly {
+		return v.Op
+	}
+	return v.Op + "/" + v.Form.String()
+}
+
+// Impl runs one linked kernel implementation on a call.
+type Impl func(c *Call) (*tensor.Tensor, error)
+
+// Link ties a contract entry_point to an implementation in this project.
+// The CPU links (kernels/cpu.Links) and the GPU links (kernels/gpu.Links)
+// are two tables of these.
+type Link struct {
+	EntryPoint string
+	// Serves lists the variants dispatch picks this entry point for; it
+	// tells apart bindings that share a registry key (DuplicateKernelRef).
+	Serves []Variant
+	// Runs lists the variants that exercise an entry point that is no
+	// dispatch target (argindex_dim, the describe-only pad branches), when
+	// its binding is run directly from its kernel page. Empty: Serves.
+	Runs []Variant
+	Impl Impl
+	// Where names the implementation for docs ("kernels/cpu.Pad").
+	Where string
+}
+
+// Exercised is the variants that run this link: Runs, else Serves.
+func (l Link) Exercised() []Variant {
+	if len(l.Runs) > 0 {
+		return l.Runs
+	}
+	return l.Serves
+}
+
+// Variants builds the variants of op for the given forms.
+func Variants(op string, forms ...Form) []Variant {
+	if len(forms) == 0 {
+		return []Variant{{Op: op}}
+	}
+	out := make([]Variant, len(forms))
+	for i, f := range forms {
+		out[i] = Variant{Op: op, Form: f}
+	}
+	return out
+}
+
+// PadForms are the three pad modes as forms.
+var PadForms = []Form{FormConstant, FormReflect, FormReplicate}

@@ -1,0 +1,88 @@
+package ops
+
+import (
+	"math"
+	"math/rand"
+
+	"github.com/fkc-playground/fkc/tensor"
+)
+
+// Helpers for the ops' random valid calls (Op.Random) and default Try-it
+// cases (Op.Example).
+
+// RandTensor fills a tensor of shape with small random values that are
+// exactly representable in dt (quarter steps in [-8, 8) for floats), so
+// sums of a few of them are exact and comparisons are meaningful.
+func RandTensor(rng *rand.Rand, dt tensor.DType, shape []int) *tensor.Tensor {
+	t := tensor.New(dt, shape)
+	n := t.NumElems()
+	for i := 0; i < n; i++ {
+		switch {
+		case dt == tensor.BOOL:
+			t.Set(i, float64(rng.Intn(2)))
+		case dt.IsFloat():
+			t.Set(i, float64(rng.Intn(64)-32)/4)
+		case dt == tensor.U8 || dt == tensor.U32:
+			t.Set(i, float64(rng.Intn(250)))
+		default:
+			t.Set(i, float64(rng.Intn(250)-125))
+		}
+	}
+	return t
+}
+
+// Specials sprinkles NaN, ±inf and -0.0 into a float tensor (for the
+// extremum ops whose contracts define what happens to them).
+func Specials(rng *rand.Rand, t *tensor.Tensor) {
+	if !t.DType.IsFloat() {
+		return
+	}
+	vals := []float64{math.NaN(), math.Inf(1), math.Inf(-1), math.Copysign(0, -1), 0}
+	for i := 0; i < t.NumElems(); i++ {
+		if rng.Intn(8) == 0 {
+			t.Set(i, vals[rng.Intn(len(vals))])
+		}
+	}
+}
+
+// randFill is a small fill value inside dt's range.
+func randFill(rng *rand.Rand, dt tensor.DType) tensor.Scalar {
+	switch dt {
+	case tensor.BOOL:
+		return tensor.IntScalar(int64(rng.Intn(2)))
+	case tensor.U8, tensor.U32:
+		return tensor.IntScalar(int64(rng.Intn(9)))
+	}
+	return tensor.IntScalar(int64(rng.Intn(9) - 4))
+}
+
+func randShape(rng *rand.Rand, minRank, maxRank, minDim, maxDim int) []int {
+	r := minRank + rng.Intn(maxRank-minRank+1)
+	s := make([]int, r)
+	for i := range s {
+		s[i] = minDim + rng.Intn(maxDim-minDim+1)
+	}
+	return s
+}
+
+// RandIndices is a U32 tensor of shape with values in [0, bound).
+func RandIndices(rng *rand.Rand, shape []int, bound int) *tensor.Tensor {
+	t := tensor.New(tensor.U32, shape)
+	u := t.U32()
+	for i := range u {
+		u[i] = uint32(rng.Intn(bound))
+	}
+	return t
+}
+
+func arangeGen(shape string, dt tensor.DType) Gen {
+	return Gen{Shape: shape, DType: dt.String(), Kind: "arange"}
+}
+
+func randomGen(shape string, dt tensor.DType, lo, hi float64) Gen {
+	return Gen{Shape: shape, DType: dt.String(), Kind: "random", Seed: 1, Lo: lo, Hi: hi}
+}
+
+func valuesGen(shape string, dt tensor.DType, values string) Gen {
+	return Gen{Shape: shape, DType: dt.String(), Kind: "values", Values: values}
+}

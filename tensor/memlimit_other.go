@@ -1,0 +1,6 @@
+//go:build !linux
+
+package tensor
+
+// systemHeadroom knows no limits outside Linux: allocations are not checked.
+func systemHeadroom() (uint64, string, bool) { return 0, "", false }

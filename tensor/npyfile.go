@@ -1,0 +1,131 @@
+package tensor
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+)
+
+// WriteNpyFile writes t to path as a .npy file, atomically: the data goes
+// to a temporary file in the same directory, is flushed to disk (fsync) and
+// only then renamed over path. A write that fails — a full disk, a file-size
+// limit, a crash — leaves whatever was at path as it was (the output may be
+// one of the run's own inputs), and no temporary file behind.
+//
+// An existing file keeps its permission bits; a new one gets 0666 less the
+// umask, as os.Create gives. A symlink is followed: the file it points to
+// is replaced and the link stays. A path that is not a regular file (a
+// device such as /dev/null, a FIFO) cannot be replaced; it is written
+// through directly. Hard links to a replaced file keep the old contents,
+// as with any atomic save.
+func WriteNpyFile(path string, t *Tensor) error {
+	return WriteFileAtomic(path, func(w io.Writer) error { return WriteNpy(w, t) })
+}
+
+// WriteFileAtomic writes what write produces to path as WriteNpyFile
+// does: through a temporary file, fsync and rename, so that a failure
+// leaves path as it was (`fkc fmt -w` rewrites contracts with it).
+func WriteFileAtomic(path string, write func(io.Writer) error) error {
+	target, perm := path, fs.FileMode(0o666)
+	st, err := os.Stat(path)
+	switch {
+	case err == nil && !st.Mode().IsRegular():
+		if st.IsDir() {
+			return fmt.Errorf("write %s: it is a directory", path)
+		}
+		return writeThrough(path, write)
+	case err == nil:
+		if target, err = filepath.EvalSymlinks(path); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+		perm = st.Mode().Perm()
+	case errors.Is(err, fs.ErrNotExist):
+		if li, lerr := os.Lstat(path); lerr == nil && li.Mode()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("write %s: it is a symlink to a missing file", path)
+		}
+	default:
+		return fmt.Errorf("write %s: %w", path, unwrapPath(err))
+	}
+	dir := filepath.Dir(target)
+	tmp, err := createTemp(dir, "."+filepath.Base(target)+".tmp-", perm)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, unwrapPath(err))
+	}
+	fail := func(err error) error {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		what := "it is unchanged"
+		if st == nil {
+			what = "nothing was created"
+		}
+		return fmt.Errorf("write %s: %w (%s)", path, unwrapPath(err), what)
+	}
+	if err := write(tmp); err != nil {
+		return fail(err)
+	}
+	if st != nil { // the umask applied to the new file's mode: restore the old one exactly
+		if err := tmp.Chmod(perm); err != nil {
+			return fail(err)
+		}
+	}
+	if err := tmp.Sync(); err != nil {
+		return fail(err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fail(err)
+	}
+	if err := os.Rename(tmp.Name(), target); err != nil {
+		return fail(err)
+	}
+	// Make the rename itself durable. Not every file system can sync a
+	// directory; the data is already safe, so an error here is not fatal.
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// writeThrough writes to a path that is not a regular file (no rename).
+func writeThrough(path string, write func(io.Writer) error) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, unwrapPath(err))
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, unwrapPath(err))
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, unwrapPath(err))
+	}
+	return nil
+}
+
+// createTemp creates a new file prefix+random in dir with mode perm (less
+// the umask). os.CreateTemp would always give 0600.
+func createTemp(dir, prefix string, perm fs.FileMode) (*os.File, error) {
+	for range 1000 {
+		name := filepath.Join(dir, prefix+strconv.FormatUint(rand.Uint64(), 36))
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, err
+		}
+	}
+	return nil, fmt.Errorf("no free temporary file name in %s", dir)
+}
+
+// unwrapPath drops an *fs.PathError's path (the temporary file's, which
+// would only confuse) and keeps the cause.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

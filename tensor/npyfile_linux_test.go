@@ -1,0 +1,85 @@
+package tensor
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestWriteNpyFileSizeLimit is issue 9 row 7: under a file-size limit
+// (`ulimit -f 10`) the write fails, and the existing file — here one of
+// the run's own inputs — is left byte for byte as it was, with no
+// temporary file beside it. The limit is set in a child process, so this
+// test process keeps writing freely.
+func TestWriteNpyFileSizeLimit(t *testing.T) {
+	if p := os.Getenv("FKC_TEST_FSIZE_CHILD"); p != "" {
+		lim := &syscall.Rlimit{Cur: 10 << 10, Max: 10 << 10}
+		if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, lim); err != nil {
+			os.Exit(3)
+		}
+		n, _ := strconv.Atoi(os.Getenv("FKC_TEST_FSIZE_N"))
+		if err := WriteNpyFile(p, arange(n)); err != nil {
+			os.Stderr.WriteString(err.Error())
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	for _, c := range []struct {
+		name   string
+		n      int  // elements written
+		exists bool // whether the output exists before
+		fails  bool
+	}{
+		{"over the limit, existing", 8192, true, true},
+		{"over the limit, new", 8192, false, true},
+		{"just over", 2600, true, true},
+		{"under the limit", 2000, true, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := filepath.Join(dir, "victim.npy")
+			old := NpyBytes(arange(4096 - 32)) // 16 KB, over the limit itself
+			if c.exists {
+				os.WriteFile(p, old, 0o644)
+			}
+			cmd := exec.Command(os.Args[0], "-test.run=^TestWriteNpyFileSizeLimit$")
+			cmd.Env = append(os.Environ(), "FKC_TEST_FSIZE_CHILD="+p, "FKC_TEST_FSIZE_N="+strconv.Itoa(c.n))
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			if failed := err != nil; failed != c.fails {
+				t.Fatalf("child: %v %s", err, stderr.String())
+			}
+			got, rerr := os.ReadFile(p)
+			switch {
+			case c.fails && c.exists:
+				if !bytes.Equal(got, old) {
+					t.Fatalf("victim.npy changed: %d bytes (was %d)", len(got), len(old))
+				}
+				if !strings.Contains(stderr.String(), "file too large (it is unchanged)") {
+					t.Errorf("error: %s", stderr.String())
+				}
+			case c.fails:
+				if rerr == nil {
+					t.Fatalf("a failed write created victim.npy (%d bytes)", len(got))
+				}
+			default:
+				if !bytes.Equal(got, NpyBytes(arange(c.n))) {
+					t.Fatalf("victim.npy: %d bytes", len(got))
+				}
+			}
+			want := 0
+			if c.exists || !c.fails {
+				want = 1
+			}
+			if names := dirNames(t, dir); len(names) != want {
+				t.Fatalf("directory holds %v", names)
+			}
+		})
+	}
+}

@@ -1,0 +1,152 @@
+package tensor
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func arange(n int) *Tensor {
+	x := New(F32, []int{n})
+	for i := range n {
+		x.Set(i, float64(i))
+	}
+	return x
+}
+
+// dirNames lists a directory, to show that no temporary file is left.
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+func TestWriteNpyFile(t *testing.T) {
+	x := arange(100)
+	want := NpyBytes(x)
+	t.Run("new file gets os.Create's mode", func(t *testing.T) {
+		dir := t.TempDir()
+		p := filepath.Join(dir, "out.npy")
+		if err := WriteNpyFile(p, x); err != nil {
+			t.Fatal(err)
+		}
+		ref, _ := os.Create(filepath.Join(dir, "ref"))
+		ref.Close()
+		got, _ := os.ReadFile(p)
+		st, _ := os.Stat(p)
+		rst, _ := os.Stat(filepath.Join(dir, "ref"))
+		if !bytes.Equal(got, want) || st.Mode() != rst.Mode() {
+			t.Fatalf("mode %v (os.Create: %v), %d bytes", st.Mode(), rst.Mode(), len(got))
+		}
+		if names := dirNames(t, dir); len(names) != 2 {
+			t.Fatalf("left behind: %v", names)
+		}
+	})
+	t.Run("replaces, keeping the mode", func(t *testing.T) {
+		dir := t.TempDir()
+		p := filepath.Join(dir, "out.npy")
+		os.WriteFile(p, []byte("old"), 0o600)
+		os.Chmod(p, 0o640)
+		if err := WriteNpyFile(p, x); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := os.ReadFile(p)
+		st, _ := os.Stat(p)
+		if !bytes.Equal(got, want) || st.Mode().Perm() != 0o640 {
+			t.Fatalf("mode %v, %d bytes", st.Mode(), len(got))
+		}
+		if names := dirNames(t, dir); len(names) != 1 {
+			t.Fatalf("left behind: %v", names)
+		}
+	})
+	t.Run("through a symlink", func(t *testing.T) {
+		dir := t.TempDir()
+		real := filepath.Join(dir, "real.npy")
+		os.WriteFile(real, []byte("old"), 0o644)
+		link := filepath.Join(dir, "link.npy")
+		if err := os.Symlink("real.npy", link); err != nil {
+			t.Skip(err)
+		}
+		if err := WriteNpyFile(link, x); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := os.ReadFile(real)
+		li, _ := os.Lstat(link)
+		if !bytes.Equal(got, want) || li.Mode()&os.ModeSymlink == 0 {
+			t.Fatalf("link mode %v, target %d bytes", li.Mode(), len(got))
+		}
+	})
+	t.Run("a device is written through", func(t *testing.T) {
+		if _, err := os.Stat(os.DevNull); err != nil {
+			t.Skip(err)
+		}
+		if err := WriteNpyFile(os.DevNull, x); err != nil {
+			t.Fatal(err)
+		}
+		if st, _ := os.Stat(os.DevNull); st.Mode().IsRegular() {
+			t.Fatal("/dev/null was replaced by a file")
+		}
+	})
+	// Failures change nothing and leave nothing behind.
+	for _, c := range []struct {
+		name  string
+		setup func(dir string) string // returns the output path
+		want  string
+	}{
+		{"a directory", func(dir string) string { os.Mkdir(filepath.Join(dir, "d"), 0o755); return filepath.Join(dir, "d") }, "is a directory"},
+		{"a dangling symlink", func(dir string) string {
+			os.Symlink("missing.npy", filepath.Join(dir, "l"))
+			return filepath.Join(dir, "l")
+		}, "missing file"},
+		{"a missing directory", func(dir string) string { return filepath.Join(dir, "no", "out.npy") }, "no such file"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := c.setup(dir)
+			before := dirNames(t, dir)
+			err := WriteNpyFile(p, x)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err = %v, want %q", err, c.want)
+			}
+			if after := dirNames(t, dir); strings.Join(after, ",") != strings.Join(before, ",") {
+				t.Fatalf("directory changed: %v -> %v", before, after)
+			}
+		})
+	}
+}
+
+// TestWriteFileAtomicFailingWriter: whatever makes a write fail midway
+// (here the producer itself), the file keeps its old bytes and mode, and
+// no temporary file is left.
+func TestWriteFileAtomicFailingWriter(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "doc.md")
+	os.WriteFile(p, []byte("old contents"), 0o600)
+	boom := errors.New("disk on fire")
+	err := WriteFileAtomic(p, func(w io.Writer) error {
+		w.Write(bytes.Repeat([]byte("new "), 1000))
+		return boom
+	})
+	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "it is unchanged") {
+		t.Fatalf("err = %v", err)
+	}
+	got, _ := os.ReadFile(p)
+	st, _ := os.Stat(p)
+	if string(got) != "old contents" || st.Mode().Perm() != 0o600 {
+		t.Fatalf("%q, mode %v", got, st.Mode())
+	}
+	if names := dirNames(t, dir); len(names) != 1 {
+		t.Fatalf("left behind: %v", names)
+	}
+}

@@ -1,0 +1,199 @@
+// Package verify checks kernels against the CPU oracle: Compare judges one
+// result (bit for bit, or within the bound that holds for any summation
+// order), and Run walks every linked binding of a backend on random valid
+// calls — `fkc verify` and the registry-walking tests.
+package verify
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand"
+	"slices"
+	"strings"
+
+	"github.com/fkc-playground/fkc/engine"
+	"github.com/fkc-playground/fkc/kernels"
+	"github.com/fkc-playground/fkc/ops"
+	"github.com/fkc-playground/fkc/tensor"
+)
+
+// unitRoundoff is u = 2^-p for a float dtype with p significand bits.
+var unitRoundoff = map[tensor.DType]float64{tensor.F32: 0x1p-24, tensor.F16: 0x1p-11, tensor.BF16: 0x1p-8, tensor.F64: 0x1p-53}
+
+// Compare checks got against the CPU oracle for the call. Bitwise ops must
+// match exactly. Arithmetic ops that a backend may legitimately order
+// differently (tree sums, atomic accumulation, f32 accumulation of halves)
+// are checked per output slot against an f64 reference within the bound
+// that holds for ANY summation order of m terms:
+//
+//	|got − ref| ≤ m·u_acc·Σ|terms| + u_out·|ref|
+//
+// where m is the number of terms folding into that slot (the op run on
+// all-ones inputs), Σ|terms| is the op run on |inputs| in f64, u_acc is the
+// unit roundoff of the accumulator (f32 for the GPU sums; the element dtype
+// where each add is stored) and u_out that of the output dtype. exact
+// forces a bitwise comparison (the CPU bindings are the oracle's own code
+// paths). It returns a description of the first few mismatches, or "".
+func Compare(c *kernels.Call, got *tensor.Tensor, exact bool) (string, error) {
+	o, err := ops.Of(c)
+	if err != nil {
+		return "", err
+	}
+	want, err := o.Oracle(c)
+	if err != nil {
+		return "", fmt.Errorf("oracle: %v", err)
+	}
+	if got.DType != want.DType || !slices.Equal(got.Shape, want.Shape) {
+		return fmt.Sprintf("got %s, oracle %s", got, want), nil
+	}
+	tol := o.Tolerance(o.Variant(&c.Params).Form)
+	if exact || tol == ops.Bitwise || o.Primary(c).DType == tensor.F64 {
+		return diffBits(got, want), nil
+	}
+	ref, err := wideOracle(o, c, func(v float64) float64 { return v })
+	if err != nil {
+		return "", err
+	}
+	abs, err := wideOracle(o, c, math.Abs)
+	if err != nil {
+		return "", err
+	}
+	terms := o
+	if o.Terms != "" {
+		if terms, err = ops.Get(o.Terms); err != nil {
+			return "", err
+		}
+	}
+	ones := *c
+	ones.Op = terms.Name
+	count, err := wideOracle(terms, &ones, func(float64) float64 { return 1 })
+	if err != nil {
+		return "", err
+	}
+	uOut := unitRoundoff[got.DType]
+	uAcc := math.Max(uOut, unitRoundoff[tensor.F32])
+	if tol == ops.AnyOrderF32 {
+		uAcc = unitRoundoff[tensor.F32]
+	}
+	var bad []string
+	for i := 0; i < got.NumElems(); i++ {
+		g, r := got.At(i), ref.At(i)
+		if math.IsNaN(r) && math.IsNaN(g) || g == r {
+			continue
+		}
+		t := count.At(i)*uAcc*abs.At(i) + 2*uOut*math.Abs(r)
+		if !(math.Abs(g-r) <= t) {
+			bad = append(bad, fmt.Sprintf("[%d] got %v, f64 reference %v (tolerance %.3g)", i, g, r, t))
+			if len(bad) == 4 {
+				break
+			}
+		}
+	}
+	return strings.Join(bad, "; "), nil
+}
+
+// wideOracle runs the oracle on the float inputs widened to f64 and mapped
+// through f (identity, |·|, or constant 1 to count terms).
+func wideOracle(o *ops.Op, c *kernels.Call, f func(float64) float64) (*tensor.Tensor, error) {
+	w := *c
+	w.Inputs = map[string]*tensor.Tensor{}
+	for n, t := range c.Inputs {
+		if !t.DType.IsFloat() {
+			w.Inputs[n] = t
+			continue
+		}
+		x := tensor.New(tensor.F64, t.Shape)
+		for i := 0; i < t.NumElems(); i++ {
+			x.Set(i, f(t.At(i)))
+		}
+		w.Inputs[n] = x
+	}
+	return o.Oracle(&w)
+}
+
+func diffBits(got, want *tensor.Tensor) string {
+	var bad []string
+	sz := got.DType.Size()
+	for i := 0; i < got.NumElems(); i++ {
+		g, w := got.Data[i*sz:(i+1)*sz], want.Data[i*sz:(i+1)*sz]
+		if string(g) != string(w) {
+			bad = append(bad, fmt.Sprintf("[%d] got %v (%x), oracle %v (%x)", i, got.At(i), g, want.At(i), w))
+			if len(bad) == 4 {
+				break
+			}
+		}
+	}
+	return strings.Join(bad, "; ")
+}
+
+// Report counts `fkc verify` outcomes.
+type Report struct{ Passed, Failed, Skipped int }
+
+// Run runs every linked binding of a backend (each kernel × dtype × the
+// variants its link serves) on `cases` random valid calls and compares
+// with the CPU oracle. A binding whose implementation says it is not
+// available on this adapter is counted as skipped, with the reason printed.
+func Run(e *engine.Engine, backend engine.Backend, seed int64, cases int, w io.Writer) Report {
+	var rep Report
+	rng := rand.New(rand.NewSource(seed))
+	for _, b := range e.BindingsOn(backend) {
+		for _, v := range e.DispatchVariants(b.Kernel.EntryPoint) {
+			o, _ := ops.Lookup(v.Op)
+			if !o.Accepts(b.InputDTypes[0]) {
+				continue // e.g. a U32 index_select binding does not serve (float-only) embedding
+			}
+			name := fmt.Sprintf("%s %s [%s]", b.Kernel.Name, v, b.InputDTypes[0])
+			maxRank := 4
+			if strings.HasPrefix(b.Kernel.Inputs[0].Rank, "1..=") {
+				maxRank = 8
+			}
+			var fails []string
+			skipped := ""
+			for i := 0; i < cases; i++ {
+				c := o.Random(rng, v.Form, b.InputDTypes[0], maxRank)
+				res, err := e.RunBinding(b, c)
+				if err != nil {
+					var u *kernels.Unavailable
+					if errors.As(err, &u) {
+						skipped = err.Error()
+						break
+					}
+					fails = append(fails, fmt.Sprintf("case %d: %v", i, err))
+					continue
+				}
+				if _, err := engine.BytesMoved(res); err != nil {
+					fails = append(fails, fmt.Sprintf("case %d: cost formula %v", i, err))
+					continue
+				}
+				msg, err := Compare(c, res.Out, backend == engine.CPU)
+				if err != nil {
+					fails = append(fails, fmt.Sprintf("case %d: %v", i, err))
+				} else if msg != "" {
+					fails = append(fails, fmt.Sprintf("case %d (%s %v): %s", i, describeInputs(o, c), ops.FormatFlags(c), msg))
+				}
+			}
+			switch {
+			case skipped != "":
+				rep.Skipped++
+				fmt.Fprintf(w, "SKIP %s: %s\n", name, skipped)
+			case len(fails) > 0:
+				rep.Failed++
+				fmt.Fprintf(w, "FAIL %s: %d/%d cases: %s\n", name, len(fails), cases, fails[0])
+			default:
+				rep.Passed++
+				fmt.Fprintf(w, "ok   %s: %d cases\n", name, cases)
+			}
+		}
+	}
+	return rep
+}
+
+func describeInputs(o *ops.Op, c *kernels.Call) string {
+	parts := make([]string, 0, len(o.Inputs))
+	for _, in := range o.Inputs {
+		parts = append(parts, in.Name+"="+c.Inputs[in.Name].String())
+	}
+	return strings.Join(parts, " ")
+}

@@ -1,0 +1,126 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand"
+	"strconv"
+	"strings"
+
+	"github.com/fkc-playground/fkc/bench"
+	"github.com/fkc-playground/fkc/kernels"
+	"github.com/fkc-playground/fkc/ops"
+	"github.com/fkc-playground/fkc/tensor"
+)
+
+// benchInput describes one fkc.bench input: built in the page, any size up
+// to the tab's cap (Try it draws, so it stops at 2^20 elements; this does not).
+type benchInput struct {
+	Shape []int  `json:"shape"`
+	DType string `json:"dtype"`
+	// Fill: a number (every element), "random" (quarter steps in [-8, 8)
+	// for floats; U32 indices need "indices:N", values in [0, N)), or
+	// "arange".
+	Fill json.RawMessage `json:"fill"`
+}
+
+// scriptBench is window.fkc.bench: times warm runs of one call.
+func scriptBench(reqJSON string) (any, error) {
+	var req struct {
+		Op      string                `json:"op"`
+		Backend string                `json:"backend"`
+		Flags   []string              `json:"flags"`
+		Inputs  map[string]benchInput `json:"inputs"`
+		Reps    int                   `json:"reps"`
+	}
+	if err := json.Unmarshal([]byte(reqJSON), &req); err != nil {
+		return nil, surfaceError(kernels.Usagef("bench: the request is not {op, backend, flags, inputs: {name: {shape, dtype, fill}}, reps}: %v", err))
+	}
+	if req.Reps == 0 {
+		req.Reps = 5
+	}
+	if req.Reps < 1 || req.Reps > 1000 {
+		return nil, surfaceError(kernels.Usagef("bench: reps %d: want 1 to 1000", req.Reps))
+	}
+	backend, err := checkBackend(req.Backend)
+	if err != nil {
+		return nil, surfaceError(err)
+	}
+	call, err := ops.Parse(req.Op, req.Flags)
+	if err != nil {
+		return nil, surfaceError(err)
+	}
+	call.Inputs = map[string]*tensor.Tensor{}
+	rng := rand.New(rand.NewSource(1))
+	for name, in := range req.Inputs {
+		t, err := buildInput(rng, in)
+		if err != nil {
+			return nil, surfaceError(fmt.Errorf("input %s: %v", name, err))
+		}
+		call.Inputs[name] = t
+	}
+	mu.Lock()
+	r := bench.Measure(eng, backend, req.Op, call, req.Reps)
+	mu.Unlock()
+	if r.Error != "" {
+		return nil, fmt.Errorf("fkc: %s", r.Error)
+	}
+	times := make([]float64, len(r.TimesNs))
+	for i, t := range r.TimesNs {
+		times[i] = float64(t) / 1e6
+	}
+	return jsonString(map[string]any{
+		"kernel": r.Kernel, "provider": r.Provider, "backend": r.Backend,
+		"median_ms": float64(r.MedianNs) / 1e6, "times_ms": times,
+		"bytes_moved": r.BytesMoved, "gb_per_s": r.GBps, "reps": r.Reps,
+	})
+}
+
+func buildInput(rng *rand.Rand, in benchInput) (*tensor.Tensor, error) {
+	dt, err := tensor.ParseDType(in.DType)
+	if err != nil {
+		return nil, err
+	}
+	if err := tensor.CheckShape(in.Shape); err != nil {
+		return nil, err
+	}
+	if n := tensor.NumElems(in.Shape); n > tabLimits.MaxElems {
+		return nil, fmt.Errorf("%s%v has %d elements; a tab holds at most %d per tensor", dt, in.Shape, n, tabLimits.MaxElems)
+	}
+	t := tensor.New(dt, in.Shape)
+	var num float64
+	var word string
+	switch {
+	case len(in.Fill) == 0:
+		return t, nil // zeros
+	case json.Unmarshal(in.Fill, &num) == nil:
+		s, err := tensor.FloatScalar(num).Encode(dt)
+		if err != nil {
+			return nil, err
+		}
+		for i := 0; i < len(t.Data); i += len(s) {
+			copy(t.Data[i:], s)
+		}
+		return t, nil
+	case json.Unmarshal(in.Fill, &word) != nil:
+		return nil, fmt.Errorf("fill %s: want a number, \"random\", \"arange\" or \"indices:N\"", in.Fill)
+	}
+	switch n, isIdx := strings.CutPrefix(word, "indices:"); {
+	case word == "random":
+		return ops.RandTensor(rng, dt, in.Shape), nil
+	case word == "arange":
+		for i := 0; i < t.NumElems(); i++ {
+			t.Set(i, float64(i))
+		}
+		return t, nil
+	case isIdx && dt == tensor.U32:
+		bound, err := strconv.Atoi(n)
+		if err != nil || bound < 1 || bound > 1<<32 {
+			return nil, fmt.Errorf("fill %q: N must be a whole number in [1, 2^32]", word)
+		}
+		return ops.RandIndices(rng, in.Shape, bound), nil
+	}
+	return nil, fmt.Errorf("fill %q: want a number, \"random\", \"arange\" or (U32) \"indices:N\"", word)
+}

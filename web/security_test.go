@@ -1,0 +1,169 @@
+package main
+
+import (
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func tcp(s string) net.Addr {
+	a, err := net.ResolveTCPAddr("tcp", s)
+	if err != nil {
+		panic(err)
+	}
+	return a
+}
+
+// TestHostPolicy: only localhost, the bound address (any IP literal when
+// bound to all interfaces) and -allow-host names are served, so that a
+// DNS-rebinding page (its own name pointed at 127.0.0.1) cannot read the app.
+func TestHostPolicy(t *testing.T) {
+	cases := []struct {
+		bound, allow string
+		ok, refused  []string
+	}{
+		{"127.0.0.1:8080", "",
+			[]string{"127.0.0.1:8080", "127.0.0.1", "localhost:8080", "localhost", "LOCALHOST", "localhost.:8080"},
+			[]string{"evil.example", "evil.example:8080", "127.0.0.2:8080", "[::1]:8080", "", "localhost.evil.example", "127.0.0.1.evil.example", "0x7f.0.0.1", "2130706433"}},
+		{"[::1]:8080", "", []string{"[::1]:8080", "[::1]", "localhost:8080"}, []string{"127.0.0.1:8080", "evil.example:8080"}},
+		{"0.0.0.0:8080", "", []string{"10.1.2.3:8080", "127.0.0.1", "[fe80::1]:8080", "localhost"}, []string{"evil.example:8080", "printer.lan"}},
+		{"127.0.0.1:8080", "playground.lan, Other.Example.", []string{"playground.lan:8080", "other.example", "localhost"}, []string{"evil.example", "lan"}},
+		{"127.0.0.1:8080", "*", []string{"evil.example", "anything:1"}, nil},
+	}
+	for _, c := range cases {
+		p := newHostPolicy(tcp(c.bound), c.allow)
+		for _, h := range c.ok {
+			if !p.allows(h) {
+				t.Errorf("bound %s, -allow-host %q: Host %q refused", c.bound, c.allow, h)
+			}
+		}
+		for _, h := range c.refused {
+			if p.allows(h) {
+				t.Errorf("bound %s, -allow-host %q: Host %q served", c.bound, c.allow, h)
+			}
+		}
+	}
+}
+
+func TestHostCheckHandler(t *testing.T) {
+	dir := testDir(t)
+	fh, err := newHandler(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := hostCheck(fh, newHostPolicy(tcp("127.0.0.1:8080"), ""))
+	for host, want := range map[string]int{"127.0.0.1:8080": 200, "localhost:8080": 200, "evil.example:8080": http.StatusMisdirectedRequest} {
+		req := httptest.NewRequest("GET", "/", nil)
+		req.Host = host
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != want {
+			t.Errorf("Host %s: %d, want %d", host, rec.Code, want)
+		}
+		if want != 200 && (!strings.Contains(rec.Body.String(), "-allow-host") || strings.Contains(rec.Body.String(), "<title>")) {
+			t.Errorf("Host %s: body %q", host, rec.Body.String())
+		}
+	}
+}
+
+// TestOddPaths: dotfiles (anywhere in the path), NUL and control bytes,
+// backslashes, invalid UTF-8, paths that are not canonical (dot segments,
+// doubled or trailing slashes) — all 404, like a missing file, even when a
+// file of that name exists.
+func TestOddPaths(t *testing.T) {
+	dir := testDir(t)
+	for _, f := range []string{".env", ".git/config", "sub/.hidden/x.js", "sub/ok.js"} {
+		p := filepath.Join(dir, filepath.FromSlash(f))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte("secret"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h, err := newHandler(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]int{
+		"/": 200, "/index.html": 200, "/sub/ok.js": 200,
+		"/sub/./ok.js": 404, "//index.html": 404, "/sub/": 404, "/sub": 404, "/x/../index.html": 404,
+		"/.env": 404, "/.git/config": 404, "/.git/": 404, "/a/../.env": 404, "/sub/.hidden/x.js": 404,
+		"/index.html%00": 404, "/index.html%00.js": 404, "/%0a": 404, "/%7f": 404,
+		"/sub%5cok.js": 404, "/%ff": 404, "/index.html/": 404, "/..%2f.env": 404,
+	} {
+		res := get(t, h, path, nil)
+		body, _ := io.ReadAll(res.Body)
+		if res.StatusCode != want || want == 404 && strings.Contains(string(body), "secret") {
+			t.Errorf("%s: %d, want %d", path, res.StatusCode, want)
+		}
+	}
+}
+
+// TestContentSecurityPolicy: every response carries the policy; it allows
+// no inline script and no eval (only WebAssembly compilation); and the
+// page as shipped satisfies it: no inline <script>, no on* handler
+// attribute, no javascript: URL in index.html, no eval or new Function in
+// app.js. (The e2e tests load the page under it and fail on any console
+// error, which a CSP violation is.)
+func TestContentSecurityPolicy(t *testing.T) {
+	h, err := newHandler(testDir(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"/", "/app.js", "/app.wasm"} {
+		if got := get(t, h, p, nil).Header.Get("Content-Security-Policy"); got != contentSecurityPolicy {
+			t.Errorf("%s: CSP %q", p, got)
+		}
+	}
+	directives := map[string]string{}
+	for _, d := range strings.Split(contentSecurityPolicy, ";") {
+		name, val, _ := strings.Cut(strings.TrimSpace(d), " ")
+		directives[name] = val
+	}
+	if s := directives["script-src"]; s != "'self' 'wasm-unsafe-eval'" {
+		t.Errorf("script-src %q", s)
+	}
+	for _, d := range []string{"default-src", "object-src", "base-uri", "frame-ancestors"} {
+		if directives[d] == "" {
+			t.Errorf("no %s", d)
+		}
+	}
+	html, err := os.ReadFile("static/index.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range regexp.MustCompile(`(?is)<script\b[^>]*>`).FindAll(html, -1) {
+		if !regexp.MustCompile(`(?i)\ssrc=`).Match(m) {
+			t.Errorf("index.html: inline script %s", m)
+		}
+	}
+	if m := regexp.MustCompile(`(?i)<[^>]*\son[a-z]+\s*=|javascript:`).Find(html); m != nil {
+		t.Errorf("index.html: inline handler or javascript: URL %q", m)
+	}
+	js, err := os.ReadFile("static/app.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := regexp.MustCompile(`\beval\s*\(|new\s+Function\s*\(|setTimeout\s*\(\s*["'` + "`" + `]`).Find(js); m != nil {
+		t.Errorf("app.js: %q needs 'unsafe-eval'", m)
+	}
+}
+
+func TestServerDefaults(t *testing.T) {
+	s := newServer(http.NotFoundHandler())
+	if s.IdleTimeout <= 0 || s.ReadHeaderTimeout <= 0 || s.ReadTimeout <= 0 || s.MaxHeaderBytes <= 0 {
+		t.Fatalf("timeouts: idle %v, header %v, read %v, max header %d", s.IdleTimeout, s.ReadHeaderTimeout, s.ReadTimeout, s.MaxHeaderBytes)
+	}
+	for addr, warn := range map[string]bool{"127.0.0.1:8080": false, "127.0.0.9:1": false, "[::1]:8080": false,
+		"0.0.0.0:8080": true, "[::]:8080": true, "192.168.1.2:8080": true} {
+		w := exposureWarning(tcp(addr))
+		if (w != "") != warn || warn && !strings.Contains(w, "not a loopback address") {
+			t.Errorf("%s: warning %q", addr, w)
+		}
+	}
+}
