@@ -3,6 +3,7 @@ package cpu
 import (
 	"encoding/binary"
 	"math"
+	"unsafe"
 
 	"github.com/fkc-playground/fkc/internal/par"
 	"github.com/fkc-playground/fkc/kernels"
@@ -33,7 +34,7 @@ func Pad(x *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad, fill []byte) (
 		return out, nil
 	}
 	es := x.DType.Size()
-	p := padPlan{mode: mode, es: es, fill: fill, in: x.Data, out: out.Data}
+	row := rowBuilder(mode, es, fill, x.Data)
 	last := rank - 1
 	n, b, a := x.Shape[last], pads[last].Before, pads[last].After
 	outRow, inStr := (b+n+a)*es, byteStrides(x.Shape, es)
@@ -71,7 +72,7 @@ func Pad(x *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad, fill []byte) (
 			}
 			dst := out.Data[r*outRow : (r+1)*outRow]
 			if inside {
-				p.row(dst, io, n, b)
+				row(dst, io, n, b)
 			} else {
 				fillPattern(dst, fill)
 			}
@@ -144,38 +145,65 @@ func byteStrides(shape []int, es int) []int {
 	return st
 }
 
-type padPlan struct {
-	mode    kernels.Mode
-	es      int
-	fill    []byte
-	in, out []byte
+// rowBuilder returns row(dst, io, n, b): build one output row dst (b + n
+// + a elements) from the input row of n elements at byte offset io of in.
+// The row is built on typed views of the element width, so that the few
+// edge elements are plain stores rather than a copy() call each.
+func rowBuilder(mode kernels.Mode, es int, fill, in []byte) func(dst []byte, io, n, b int) {
+	switch es {
+	case 1:
+		return typedRow[uint8](mode, fill, in)
+	case 2:
+		return typedRow[uint16](mode, fill, in)
+	case 4:
+		return typedRow[uint32](mode, fill, in)
+	}
+	return typedRow[uint64](mode, fill, in)
 }
 
-// row builds one output row dst (b + n + a elements) from the input row of
-// n elements at byte offset io.
-func (p *padPlan) row(dst []byte, io, n, b int) {
-	es := p.es
-	copy(dst[b*es:(b+n)*es], p.in[io:io+n*es])
-	before, after := dst[:b*es], dst[(b+n)*es:]
-	switch p.mode {
+func typedRow[E any](mode kernels.Mode, fill, in []byte) func(dst []byte, io, n, b int) {
+	var f E
+	if mode == kernels.Constant {
+		// The pre-encoded fill element, read through the same native-endian
+		// view as the data (the hosts and WASM are little-endian).
+		f = viewOf[E](fill)[0]
+	}
+	src := viewOf[E](in)
+	es := int(unsafe.Sizeof(f))
+	return func(dst []byte, io, n, b int) {
+		padRow(viewOf[E](dst), src[io/es:io/es+n], b, f, mode)
+	}
+}
+
+// padRow builds dst from the input row r: the interior in one copy(), then
+// the edges — out[t] = r[b-t] before and out[b+n+t] = r[n-2-t] after for
+// reflect (ReflectIndex with j = t-b and j = n+t), the end elements for
+// replicate, the fill for constant.
+func padRow[E any](dst, r []E, b int, fill E, mode kernels.Mode) {
+	n := len(r)
+	copy(dst[b:b+n], r)
+	before, after := dst[:b], dst[b+n:]
+	switch mode {
 	case kernels.Constant:
-		fillPattern(before, p.fill)
-		fillPattern(after, p.fill)
-	case kernels.Replicate:
-		if b > 0 {
-			fillPattern(before, p.in[io:io+es])
+		for i := range before {
+			before[i] = fill
 		}
-		if len(after) > 0 {
-			fillPattern(after, p.in[io+(n-1)*es:io+n*es])
+		for i := range after {
+			after[i] = fill
+		}
+	case kernels.Replicate:
+		for i := range before {
+			before[i] = r[0]
+		}
+		for i := range after {
+			after[i] = r[n-1]
 		}
 	case kernels.Reflect:
-		// out[t] = in[b-t] before the row, out[b+n+t] = in[n-2-t] after it
-		// (ReflectIndex with j = t-b and j = n+t).
-		for t := 0; t < b; t++ {
-			copy(before[t*es:(t+1)*es], p.in[io+(b-t)*es:])
+		for t := range before {
+			before[t] = r[b-t]
 		}
-		for t := 0; t < len(after)/es; t++ {
-			copy(after[t*es:(t+1)*es], p.in[io+(n-2-t)*es:io+(n-1-t)*es])
+		for t := range after {
+			after[t] = r[n-2-t]
 		}
 	}
 }
