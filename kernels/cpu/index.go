@@ -142,7 +142,9 @@ func gatherRows[E any](data []E, idx []uint32, out []E, dShape, iShape []int, di
 			base := baseOf(r)
 			irow, orow := idx[r*L:(r+1)*L], out[r*L:(r+1)*L]
 			var ok bool
-			if dim == last {
+			if dim == last && es == 4 {
+				ok = gatherU32(as[uint32](orow), as[uint32](data[base:base+nd]), irow)
+			} else if dim == last {
 				ok = gatherRow(orow, data[base:base+nd], irow)
 			} else {
 				ok = gatherCol(orow, data[base:], irow, nd, ds)

@@ -60,6 +60,23 @@ func prefetchAVX2(b []byte)
 //go:noescape
 func blockSumsF32AVX2(x []float32, sums []float32)
 
+//go:noescape
+func gatherU32AVX2(dst, row []uint32, idx []uint32) (maxIdx uint32)
+
+// gatherU32 is gatherRow for 4-byte elements: dst[c] = row[idx[c]], false
+// if an index is ≥ len(row) (elements then unspecified).
+func gatherU32(dst, row []uint32, idx []uint32) bool {
+	dst = dst[:len(idx)]
+	n := 0
+	if useAVX2 && len(row) > 0 {
+		n = len(idx) &^ 7
+		if gatherU32AVX2(dst[:n], row, idx[:n]) >= uint32(len(row)) {
+			return false
+		}
+	}
+	return gatherRow(dst[n:], row, idx[n:])
+}
+
 // blockSumsF32 sets sums[b] to the sum_all_blocked sum of the whole block
 // b of x (len(x) >= len(sums)·blockLen), lanes folded as foldLanes does.
 func blockSumsF32(x []float32, sums []float32) {

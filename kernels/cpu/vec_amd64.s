@@ -487,3 +487,43 @@ blocklanes:
 blocksdone:
 	VZEROUPPER
 	RET
+
+// func gatherU32AVX2(dst, row []uint32, idx []uint32) (maxIdx uint32)
+// dst[c] = row[idx[c]] for len(idx) (a multiple of 8) indices, each first
+// clamped to len(row)-1 so that no load leaves row; returns the largest
+// index seen, which the caller checks against len(row). len(row) >= 1.
+TEXT ·gatherU32AVX2(SB), NOSPLIT, $0-76
+	MOVQ dst_base+0(FP), DI
+	MOVQ row_base+24(FP), SI
+	MOVQ row_len+32(FP), AX
+	MOVQ idx_base+48(FP), DX
+	MOVQ idx_len+56(FP), CX
+	DECQ AX
+	MOVL AX, X15
+	VPBROADCASTD X15, Y15 // len(row)-1
+	VPXOR Y14, Y14, Y14   // max index seen
+	SHRQ $3, CX
+	JZ gatherdone
+gatherloop:
+	VMOVDQU (DX), Y1
+	VPMAXUD Y1, Y14, Y14
+	VPMINUD Y15, Y1, Y1
+	VPCMPEQD Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPGATHERDD Y2, (SI)(Y1*4), Y3
+	VMOVDQU Y3, (DI)
+	ADDQ $32, DX
+	ADDQ $32, DI
+	DECQ CX
+	JNZ gatherloop
+gatherdone:
+	VEXTRACTI128 $1, Y14, X0
+	VPMAXUD X0, X14, X14
+	VPSHUFD $0x4e, X14, X0
+	VPMAXUD X0, X14, X14
+	VPSHUFD $0xb1, X14, X0
+	VPMAXUD X0, X14, X14
+	VMOVD X14, AX
+	MOVL AX, maxIdx+72(FP)
+	VZEROUPPER
+	RET

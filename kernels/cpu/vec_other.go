@@ -33,3 +33,5 @@ func narrowF32(dst []float32, src []float64) { narrowF32Go(dst, src) }
 func prefetch(b []byte) {}
 
 func blockSumsF32(x []float32, sums []float32) { blockSumsGo(x, sums) }
+
+func gatherU32(dst, row []uint32, idx []uint32) bool { return gatherRow(dst, row, idx) }

@@ -3,6 +3,7 @@ package cpu
 import (
 	"math"
 	"math/rand"
+	"slices"
 	"testing"
 )
 
@@ -231,4 +232,31 @@ func TestBlockSums(t *testing.T) {
 			}
 		}
 	}
+}
+
+func TestGatherU32(t *testing.T) {
+	rng := rand.New(rand.NewSource(15))
+	eachLen(t, 1, func(off, n int) {
+		for _, rowLen := range []int{1, 7, 64, 5000} {
+			row := make([]uint32, rowLen)
+			for i := range row {
+				row[i] = rng.Uint32()
+			}
+			idx := make([]uint32, off+n)[off:]
+			for i := range idx {
+				idx[i] = uint32(rng.Intn(rowLen))
+			}
+			a, b := make([]uint32, n), make([]uint32, n)
+			okA, okB := gatherU32(a, row, idx), gatherRow(b, row, idx)
+			if !okA || !okB || !slices.Equal(a, b) {
+				t.Fatalf("gatherU32 n %d off %d row %d: %v %v", n, off, rowLen, okA, okB)
+			}
+			if n > 0 { // one index out of range, anywhere, is reported
+				idx[rng.Intn(n)] = uint32(rowLen + rng.Intn(3))
+				if gatherU32(a, row, idx) {
+					t.Fatalf("gatherU32 n %d off %d row %d: out-of-range index not reported", n, off, rowLen)
+				}
+			}
+		}
+	})
 }
