@@ -433,22 +433,29 @@ func foldCols[T float](k foldKind, x, acc []T, n, inner, lo, hi int, rnd func(T)
 // oracle's answer bit for bit unless M is zero: then the oracle keeps the
 // first zero it met, of either sign, and a second scan finds it.
 func extremeRow[T float](x []T, max bool) T {
-	var acc [lanes]T
-	id := identity[T](foldMin)
-	if max {
-		id = identity[T](foldMax)
-	}
-	for i := range acc {
-		acc[i] = id
-	}
 	m := len(x) &^ (lanes - 1)
-	extremeLanesT(x[:m], &acc, max)
-	r := id
-	for _, part := range [][]T{acc[:], x[m:]} {
-		for _, v := range part {
+	var r T
+	if is32[T]() {
+		r = T(extremeF32(as[float32](x[:m]), max))
+	} else {
+		var acc [lanes]T
+		for i := range acc {
+			acc[i] = identity[T](foldMin)
+			if max {
+				acc[i] = identity[T](foldMax)
+			}
+		}
+		extremeLanesT(x[:m], &acc, max)
+		r = acc[0]
+		for _, v := range acc[1:] {
 			if (max && v > r) || (!max && v < r) {
 				r = v
 			}
+		}
+	}
+	for _, v := range x[m:] {
+		if (max && v > r) || (!max && v < r) {
+			r = v
 		}
 	}
 	if r == 0 {

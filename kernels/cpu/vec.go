@@ -1,6 +1,9 @@
 package cpu
 
-import "unsafe"
+import (
+	"math"
+	"unsafe"
+)
 
 // Vector primitives. Each one is defined by the plain Go loop here (the
 // *Go function, its reference); on amd64 with AVX2 an assembly version of
@@ -81,6 +84,27 @@ func extremeLanesGo[T float](x []T, acc *[lanes]T, max bool) {
 			}
 		}
 	}
+}
+
+// extremeGo folds x in 32 lanes (extremeLanesGo from ∓inf) and the lanes
+// in lane order: the largest (smallest) non-NaN value, or ∓inf.
+func extremeGo[T float](x []T, max bool) T {
+	var acc [lanes]T
+	id := T(math.Inf(1))
+	if max {
+		id = -id
+	}
+	for i := range acc {
+		acc[i] = id
+	}
+	extremeLanesGo(x, &acc, max)
+	r := id
+	for _, v := range acc {
+		if (max && v > r) || (!max && v < r) {
+			r = v
+		}
+	}
+	return r
 }
 
 // argLanesF32Go: per lane, the strict winner and the block j it came from:

@@ -61,6 +61,18 @@ func prefetchAVX2(b []byte)
 func blockSumsF32AVX2(x []float32, sums []float32)
 
 //go:noescape
+func extremeF32AVX2(x []float32, max bool) float32
+
+// extremeF32 is the largest (smallest) non-NaN value of x, len(x) a
+// multiple of 32, or ∓inf; a tie of +0 and -0 may come back as either.
+func extremeF32(x []float32, max bool) float32 {
+	if useAVX2 {
+		return extremeF32AVX2(x, max)
+	}
+	return extremeGo(x, max)
+}
+
+//go:noescape
 func gatherU32AVX2(dst, row []uint32, idx []uint32) (maxIdx uint32)
 
 // gatherU32 is gatherRow for 4-byte elements: dst[c] = row[idx[c]], false

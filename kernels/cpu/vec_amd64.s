@@ -527,3 +527,63 @@ gatherdone:
 	MOVL AX, maxIdx+72(FP)
 	VZEROUPPER
 	RET
+
+// func extremeF32AVX2(x []float32, max bool) float32
+// The largest (smallest) non-NaN value of x (len a multiple of 32), or
+// -inf (+inf) when there is none: extremeLanesF32AVX2 from ∓inf, then the
+// lanes combined. Which of +0 and -0 it returns when both tie is
+// unspecified; the caller settles a zero.
+TEXT ·extremeF32AVX2(SB), NOSPLIT, $0-36
+	MOVQ x_base+0(FP), SI
+	MOVQ x_len+8(FP), CX
+	MOVBLZX max+24(FP), AX
+	MOVL $0xff800000, BX // -inf
+	TESTQ AX, AX
+	JNZ extseed
+	MOVL $0x7f800000, BX // +inf
+extseed:
+	MOVL BX, X0
+	VBROADCASTSS X0, Y0
+	VMOVAPS Y0, Y1
+	VMOVAPS Y0, Y2
+	VMOVAPS Y0, Y3
+	SHRQ $5, CX
+	JZ extcombine
+	TESTQ AX, AX
+	JZ extminloop
+extmaxloop:
+	EXTREME32(VMAXPS)
+	ADDQ $128, SI
+	DECQ CX
+	JNZ extmaxloop
+	VMAXPS Y1, Y0, Y0
+	VMAXPS Y3, Y2, Y2
+	VMAXPS Y2, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VMAXPS X1, X0, X0
+	VMOVHLPS X0, X0, X1
+	VMAXPS X1, X0, X0
+	VMOVSHDUP X0, X1
+	VMAXSS X1, X0, X0
+	JMP extdone
+extminloop:
+	EXTREME32(VMINPS)
+	ADDQ $128, SI
+	DECQ CX
+	JNZ extminloop
+extcombine:
+	// Also reached with no blocks, where every lane holds the seed and
+	// min and max combine alike.
+	VMINPS Y1, Y0, Y0
+	VMINPS Y3, Y2, Y2
+	VMINPS Y2, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VMINPS X1, X0, X0
+	VMOVHLPS X0, X0, X1
+	VMINPS X1, X0, X0
+	VMOVSHDUP X0, X1
+	VMINSS X1, X0, X0
+extdone:
+	VMOVSS X0, ret+32(FP)
+	VZEROUPPER
+	RET

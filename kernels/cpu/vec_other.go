@@ -35,3 +35,5 @@ func prefetch(b []byte) {}
 func blockSumsF32(x []float32, sums []float32) { blockSumsGo(x, sums) }
 
 func gatherU32(dst, row []uint32, idx []uint32) bool { return gatherRow(dst, row, idx) }
+
+func extremeF32(x []float32, max bool) float32 { return extremeGo(x, max) }

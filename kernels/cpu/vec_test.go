@@ -260,3 +260,25 @@ func TestGatherU32(t *testing.T) {
 		}
 	})
 }
+
+// extremeF32 equals the Go fold in value; +0 and -0 count as equal (the
+// caller settles a zero's sign).
+func TestExtremeF32(t *testing.T) {
+	rng := rand.New(rand.NewSource(16))
+	for _, n := range []int{0, 32, 64, 96, 320} {
+		for off := 0; off < 4; off++ {
+			for _, max := range []bool{true, false} {
+				x := vecF32(rng, off+n)[off:]
+				if off == 3 { // all NaN: the seed comes back
+					for i := range x {
+						x[i] = float32(math.NaN())
+					}
+				}
+				a, b := extremeF32(x, max), extremeGo(x, max)
+				if a != b {
+					t.Fatalf("extremeF32 max=%v n %d off %d: %v, Go fold %v", max, n, off, a, b)
+				}
+			}
+		}
+	}
+}
