@@ -317,6 +317,18 @@ func IndexAdd(base, indices, src *tensor.Tensor, dim int) (*tensor.Tensor, error
 	idx := indices.U32()
 	outer, m, inner := split3(src.Shape, dim)
 	nb := base.Shape[dim]
+	if inner == 1 && base.DType == tensor.F32 {
+		// Along the last axis a "row" is one element: each slab is a row
+		// of base that src's row scatters into, in order.
+		o32, b32, s32 := out.F32(), base.F32(), src.F32()
+		par.For(outer, 4*(2*nb+m), func(lo, hi int) {
+			for o := lo; o < hi; o++ {
+				copy(o32[o*nb:(o+1)*nb], b32[o*nb:(o+1)*nb])
+				scatterRowF32(o32[o*nb:(o+1)*nb], idx, s32[o*m:(o+1)*m])
+			}
+		})
+		return out, nil
+	}
 	rowBytes := inner * base.DType.Size()
 	C := max(1, addChunkBytes/rowBytes) // destination rows per chunk
 	nc := (nb + C - 1) / C
