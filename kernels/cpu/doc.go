@@ -85,7 +85,9 @@ func flatten(coord, strides []int) int {
 	return off
 }
 
-// newOutput allocates a kernel's output. The tests replace it with an
-// allocator that poisons every byte (poison_test.go), so an output element a
-// kernel forgets to write cannot pass for a correct zero.
-var newOutput = tensor.New
+// newOutput allocates a kernel's output. Every kernel writes every output
+// element, so the output need not be zeroed first (tensor.Empty: a large
+// one then costs no clearing pass). The tests replace it with an allocator
+// that poisons every byte (poison_test.go), so an element a kernel forgets
+// to write shows up as a mismatch, not as stale memory.
+var newOutput = tensor.Empty
