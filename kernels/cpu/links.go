@@ -96,6 +96,7 @@ func Links() []kernels.Link {
 			return ReduceMaxToBackward(x(c), c.In("upstream"), c.Shape)
 		}, Where: "kernels/cpu.ReduceMaxToBackward"},
 		// This project's own CPU contract.
+		{EntryPoint: "fkc::cpu::reduce_min_to", Serves: v("reduce_min_to"), Impl: to(ReduceMinTo), Where: "kernels/cpu.ReduceMinTo"},
 		{EntryPoint: "fkc::cpu::masked_fill", Serves: v("masked_fill"), Impl: func(c *kernels.Call) (*tensor.Tensor, error) {
 			fill, err := c.FillFor(x(c).DType)
 			if err != nil {

@@ -658,6 +658,11 @@ func ReduceMaxTo(x *tensor.Tensor, target []int) (*tensor.Tensor, error) {
 	return reduceTo("reduce_max_to", x, target, foldMax)
 }
 
+// ReduceMinTo is reduce_min_to: as ReduceSumTo with a strict < from +inf.
+func ReduceMinTo(x *tensor.Tensor, target []int) (*tensor.Tensor, error) {
+	return reduceTo("reduce_min_to", x, target, foldMin)
+}
+
 func reduceTo(op string, x *tensor.Tensor, target []int, k foldKind) (*tensor.Tensor, error) {
 	if err := checkFloatX(op, x); err != nil {
 		return nil, err
