@@ -15,13 +15,26 @@ import (
 type Violation struct {
 	Op  string // "pad", "gather", …
 	Msg string
+	// Constraint is the contract's words the message cites, "before <=
+	// in_shape[i]-1 AND …" ("" when it cites none): a page marks them in
+	// the contract's tables.
+	Constraint string
 }
 
 func (v *Violation) Error() string { return v.Op + ": " + v.Msg }
 
-// Violatef builds a Violation.
+// Violatef builds a Violation. By this package's convention a message
+// cites the contract as "(contract: WORDS)"; Violatef keeps WORDS as the
+// Constraint, so no caller has to read them back out of the text.
 func Violatef(op, format string, args ...any) error {
-	return &Violation{Op: op, Msg: fmt.Sprintf(format, args...)}
+	msg := fmt.Sprintf(format, args...)
+	v := &Violation{Op: op, Msg: msg}
+	if _, rest, ok := strings.Cut(msg, "(contract: "); ok {
+		if words, _, ok := strings.Cut(rest, ")"); ok {
+			v.Constraint = strings.TrimSpace(words)
+		}
+	}
+	return v
 }
 
 // Mode is the pad mode (the CPU contract's mode_tag).

@@ -14,7 +14,7 @@ import (
 // one axis, argmax/argmin, and the reduce-to ops.
 
 var reduceFamily = []*Op{sumOp, maxOp, minOp, meanOp, argmaxOp, argminOp,
-	reduceSumToOp, reduceMaxToOp, reduceMaxToBackwardOp}
+	reduceSumToOp, reduceMaxToOp, reduceMinToOp, reduceMaxToBackwardOp}
 
 // All is the Dim of a reduction over every element (no --dim).
 const All = -1
@@ -199,6 +199,7 @@ func toOp(name, summary string, impl func(*tensor.Tensor, []int) (*tensor.Tensor
 var (
 	reduceSumToOp = toOp("reduce_sum_to", "sum-reduce to a broadcast-compatible --shape", cpu.ReduceSumTo, AnyOrderF32, pickNone)
 	reduceMaxToOp = toOp("reduce_max_to", "max-reduce to a broadcast-compatible --shape", cpu.ReduceMaxTo, Bitwise, pickMax)
+	reduceMinToOp = toOp("reduce_min_to", "min-reduce to a broadcast-compatible --shape", cpu.ReduceMinTo, Bitwise, pickMin)
 )
 
 // ReduceTo builds a reduce_sum_to or reduce_max_to call.
@@ -381,9 +382,14 @@ func reduceToTrace(p pick, c *kernels.Call) (*Trace, error) {
 			t.Winner[o] = Source{"x", -1}
 		}
 	}
+	// Seed ∓inf, strict compare in input flat order: NaN never wins, the
+	// first of a tie does.
 	best := make([]float64, len(t.Sources))
 	for o := range best {
 		best[o] = math.Inf(-1)
+		if p == pickMin {
+			best[o] = math.Inf(1)
+		}
 		t.Role[o] = RoleReduce
 	}
 	coord := make([]int, x.Rank())
@@ -392,7 +398,7 @@ func reduceToTrace(p pick, c *kernels.Call) (*Trace, error) {
 		o := flattenBroadcast(coord, al)
 		t.add(o, Source{"x", i})
 		if t.Winner != nil {
-			if v := x.At(i); v > best[o] {
+			if v := x.At(i); p.better(v, best[o]) {
 				best[o], t.Winner[o] = v, Source{"x", i}
 			}
 		}

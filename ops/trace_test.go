@@ -252,6 +252,14 @@ func TestTraceReductions(t *testing.T) {
 	if !reflect.DeepEqual(tr.Reduced, []int{0}) || tr.Winner[0].Index != 0 || tr.Winner[1].Index != 1 || tr.Winner[2].Index != 2 {
 		t.Fatalf("reduce_max_to %+v", tr)
 	}
+	// x = [[1 5 5] [nan -2 -2]]: column minima are 1 (row 0), -2, -2 (row 1).
+	tr, err = traceOf(t, nil, "reduce_min_to", []string{"--shape", "3"}, map[string]*tensor.Tensor{"x": x})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Winner[0].Index != 0 || tr.Winner[1].Index != 4 || tr.Winner[2].Index != 5 {
+		t.Fatalf("reduce_min_to winners %+v", tr.Winner)
+	}
 	up := mk(t, Gen{Shape: "1,3", DType: "F32", Kind: "arange"})
 	tr, err = traceOf(t, nil, "reduce_max_to_backward", []string{"--shape", "1,3"}, map[string]*tensor.Tensor{"x": x, "upstream": up})
 	if err != nil {

@@ -152,7 +152,7 @@ func (s *Site) padPanel(key string, x *tensor.Tensor, m kernels.Mode, pads []ker
 	res, err := s.Eng.Run(engine.CPU, c)
 	if err != nil {
 		panel.Error = err.Error()
-		panel.Cite = cite(err.Error())
+		panel.Cite = cite(err)
 		var v *kernels.Violation
 		if m == kernels.Reflect && errors.As(err, &v) {
 			n := x.Shape[0]

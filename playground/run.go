@@ -3,7 +3,6 @@ package playground
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -137,16 +136,15 @@ func failed(backend string, err error) RunResult {
 	var us *kernels.Usage
 	r.Unavailable = errors.As(err, &u)
 	r.Violation = !errors.As(err, &us) && !r.Unavailable
-	r.Cite = cite(err.Error())
+	r.Cite = cite(err)
 	return r
 }
 
-var citeRE = regexp.MustCompile(`contract: ([^)]*)\)`)
-
-// cite is the contract's words an error quotes ("contract: …").
-func cite(msg string) string {
-	if m := citeRE.FindStringSubmatch(msg); m != nil {
-		return strings.TrimSpace(m[1])
+// cite is the contract's words a violation quotes.
+func cite(err error) string {
+	var v *kernels.Violation
+	if errors.As(err, &v) {
+		return v.Constraint
 	}
 	return ""
 }

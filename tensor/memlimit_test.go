@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 // withHeadroom stands in for the system's limits during a test.
@@ -11,7 +12,15 @@ func withHeadroom(t *testing.T, avail uint64, limit string, ok bool) {
 	t.Helper()
 	old := headroom
 	headroom = func() (uint64, string, bool) { return avail, limit, ok }
-	t.Cleanup(func() { headroom = old })
+	forgetHeadroom()
+	t.Cleanup(func() { headroom = old; forgetHeadroom() })
+}
+
+// forgetHeadroom drops CheckAlloc's remembered reading.
+func forgetHeadroom() {
+	lastHeadroom.Lock()
+	lastHeadroom.at = time.Time{}
+	lastHeadroom.Unlock()
 }
 
 // TestCheckAlloc: a tensor bigger than what is left (less the runtime's

@@ -3,6 +3,7 @@ package cpu
 import (
 	"fmt"
 	"math/rand"
+	"strings"
 	"testing"
 
 	"github.com/fkc-playground/fkc/tensor"
@@ -117,7 +118,9 @@ func randIndices(rng *rand.Rand, shape []int, bound int) *tensor.Tensor {
 
 // Fast index kernels are bitwise their reference walks over random shapes,
 // dims and dtypes (scatter/index adds up to NaN payloads).
-func TestIndexFastMatchesRef(t *testing.T) {
+func TestIndexFastMatchesRef(t *testing.T) { atThreads(t, testIndexFastMatchesRef) }
+
+func testIndexFastMatchesRef(t *testing.T) {
 	rng := rand.New(rand.NewSource(7))
 	dataDTypes := []tensor.DType{tensor.F32, tensor.F64, tensor.BF16, tensor.F16, tensor.U32}
 	for iter := 0; iter < 1500; iter++ {
@@ -293,4 +296,30 @@ func TestIndexErrors(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { wantErr(t, c.call(), c.frag...) })
 	}
+}
+
+// The fast gather and scatter_add check indices while they use them, on
+// several workers; an out-of-range index still yields the reference's
+// error, naming the first bad index in flat order, and no output.
+func TestFusedIndexChecksReportFirst(t *testing.T) {
+	atThreads(t, func(t *testing.T) {
+		rng := rand.New(rand.NewSource(31))
+		for _, dim := range []int{0, 1} {
+			data := randTensor(rng, tensor.F32, []int{40, 30})
+			idx := randIndices(rng, []int{40, 30}, data.Shape[dim])
+			idx.U32()[37*30+2] = 999 // late
+			idx.U32()[5*30+29] = 40  // first in flat order
+			want := fmt.Sprintf("indices[5,29] = 40 is out of range (contract: indices < %s.shape[dim] = %d)", "data", data.Shape[dim])
+			out, err := Gather(data, idx, dim)
+			if out != nil {
+				t.Fatalf("gather dim %d: output despite a bad index", dim)
+			}
+			wantErr(t, err, "gather: "+want)
+			out, err = ScatterAdd(data, idx, randTensor(rng, tensor.F32, []int{40, 30}), dim)
+			if out != nil {
+				t.Fatalf("scatter_add dim %d: output despite a bad index", dim)
+			}
+			wantErr(t, err, "scatter_add: "+strings.Replace(want, "data.shape", "base.shape", 1))
+		}
+	})
 }

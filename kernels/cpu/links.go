@@ -96,6 +96,7 @@ func Links() []kernels.Link {
 			return ReduceMaxToBackward(x(c), c.In("upstream"), c.Shape)
 		}, Where: "kernels/cpu.ReduceMaxToBackward"},
 		// This project's own CPU contract.
+		{EntryPoint: "fkc::cpu::reduce_min_to", Serves: v("reduce_min_to"), Impl: to(ReduceMinTo), Where: "kernels/cpu.ReduceMinTo"},
 		{EntryPoint: "fkc::cpu::masked_fill", Serves: v("masked_fill"), Impl: func(c *kernels.Call) (*tensor.Tensor, error) {
 			fill, err := c.FillFor(x(c).DType)
 			if err != nil {
@@ -103,6 +104,9 @@ func Links() []kernels.Link {
 			}
 			return MaskedFill(x(c), c.In("mask"), fill)
 		}, Where: "kernels/cpu.MaskedFill"},
+		// A sum in its own contracted order: run from its page or chosen by
+		// name, never in place of sum_all's flat fold.
+		{EntryPoint: "fkc::cpu::sum_all_blocked", Runs: v("sum", kernels.FormAll), Impl: unary(SumAllBlocked), Where: "kernels/cpu.SumAllBlocked (blocked 32-lane order; SumAllBlockedRef is its reference walk)"},
 	}
 	padBackward := func(c *kernels.Call) (*tensor.Tensor, error) {
 		return PadBackward(c.In("grad_out"), c.Mode, c.Padding)

@@ -2,6 +2,9 @@ package cpu
 
 import (
 	"encoding/binary"
+	"unsafe"
+
+	"github.com/fkc-playground/fkc/internal/par"
 
 	"github.com/fkc-playground/fkc/kernels"
 	"github.com/fkc-playground/fkc/tensor"
@@ -17,24 +20,32 @@ func MaskedFill(x, mask *tensor.Tensor, fill []byte) (*tensor.Tensor, error) {
 	}
 	// Element views are native-endian over little-endian data (the hosts
 	// and WASM are little-endian); the fill is decoded the same way.
-	out := x.Clone()
+	out := newOutput(x.DType, x.Shape)
 	switch x.DType.Size() {
 	case 1:
-		maskedFill(viewOf[uint8](out.Data), mask.Data, fill[0])
+		maskedFill(viewOf[uint8](x.Data), mask.Data, fill[0], viewOf[uint8](out.Data))
 	case 2:
-		maskedFill(viewOf[uint16](out.Data), mask.Data, binary.NativeEndian.Uint16(fill))
+		maskedFill(viewOf[uint16](x.Data), mask.Data, binary.NativeEndian.Uint16(fill), viewOf[uint16](out.Data))
 	case 4:
-		maskedFill(viewOf[uint32](out.Data), mask.Data, binary.NativeEndian.Uint32(fill))
+		maskedFill(viewOf[uint32](x.Data), mask.Data, binary.NativeEndian.Uint32(fill), viewOf[uint32](out.Data))
 	case 8:
-		maskedFill(viewOf[uint64](out.Data), mask.Data, binary.NativeEndian.Uint64(fill))
+		maskedFill(viewOf[uint64](x.Data), mask.Data, binary.NativeEndian.Uint64(fill), viewOf[uint64](out.Data))
 	}
 	return out, nil
 }
 
-func maskedFill[E any](out []E, mask []byte, fill E) {
-	for i, m := range mask[:len(out)] {
-		if m != 0 {
-			out[i] = fill
+// maskedFill writes every element once (the select, not a copy of x and
+// then a pass over the mask), in chunks shared out among the workers.
+func maskedFill[E any](x []E, mask []byte, fill E, out []E) {
+	es := int(unsafe.Sizeof(fill))
+	par.For(len(out), 2*es+1, func(lo, hi int) {
+		xs, ms := x[lo:hi], mask[lo:hi]
+		for i := range out[lo:hi] {
+			v := xs[i]
+			if ms[i] != 0 {
+				v = fill
+			}
+			out[lo+i] = v
 		}
-	}
+	})
 }

@@ -25,7 +25,9 @@ func TestMaskedFillHandWorked(t *testing.T) {
 }
 
 // Every element width, random data and masks, against the prose.
-func TestMaskedFillRandom(t *testing.T) {
+func TestMaskedFillRandom(t *testing.T) { atThreads(t, testMaskedFillRandom) }
+
+func testMaskedFillRandom(t *testing.T) {
 	rng := rand.New(rand.NewSource(3))
 	for iter := 0; iter < 500; iter++ {
 		dt := tensor.All[rng.Intn(len(tensor.All))]

@@ -3,7 +3,9 @@ package cpu
 import (
 	"encoding/binary"
 	"math"
+	"unsafe"
 
+	"github.com/fkc-playground/fkc/internal/par"
 	"github.com/fkc-playground/fkc/kernels"
 	"github.com/fkc-playground/fkc/tensor"
 )
@@ -14,26 +16,74 @@ import (
 // is ignored otherwise. Dtype gating (U8/U32/BF16/F16/F32/F64 on the CPU) is
 // the registry's job; the kernel itself is a byte mover.
 //
-// It builds the output slab by slab: along each axis the interior slabs are
-// built recursively from the input, then every padded slab is either a fill
-// (constant) or a copy() of the already-built output slab it maps to
-// (reflect/replicate map out coordinate o to the interior slab at
-// map(o-before)+before, whose contents depend only on that input slab). The
-// last axis is done row-wise: one copy() for the interior run, fill or
-// mirrored/clamped elements for the edges. Bitwise equal to PadRef.
+// It builds the output row by row along the last axis. Every output row's
+// leading coordinates map, axis by axis, to one input row (reflect and
+// replicate always; constant unless a coordinate falls in the padding, and
+// then the row is all fill), so rows are independent and are shared out
+// among the workers. A row is one copy() of the input row for the interior
+// plus fill or mirrored/clamped elements for the edges. Bitwise equal to
+// PadRef.
 func Pad(x *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad, fill []byte) (*tensor.Tensor, error) {
 	out, err := padSetup(x, mode, pads, fill)
 	if err != nil || len(out.Data) == 0 {
 		return out, err
 	}
-	es := x.DType.Size()
-	p := padPlan{
-		mode: mode, es: es, fill: fill,
-		in: x.Data, out: out.Data,
-		inShape: x.Shape, pads: pads,
-		inStr: byteStrides(x.Shape, es), outStr: byteStrides(out.Shape, es),
+	rank := len(x.Shape)
+	if rank == 0 {
+		copy(out.Data, x.Data)
+		return out, nil
 	}
-	p.slab(0, 0, 0)
+	es := x.DType.Size()
+	row := rowBuilder(mode, es, fill, x.Data)
+	last := rank - 1
+	n, b, a := x.Shape[last], pads[last].Before, pads[last].After
+	outRow, inStr := (b+n+a)*es, byteStrides(x.Shape, es)
+	// maps[k][o] is the input coordinate output coordinate o reads along
+	// leading axis k, or -1 in a constant pad's padding.
+	maps := make([][]int, last)
+	for k := range maps {
+		nk, bk := x.Shape[k], pads[k].Before
+		maps[k] = make([]int, bk+nk+pads[k].After)
+		for o := range maps[k] {
+			j := o - bk
+			switch mode {
+			case kernels.Constant:
+				if j < 0 || j >= nk {
+					j = -1
+				}
+			case kernels.Reflect:
+				j = kernels.ReflectIndex(j, nk)
+			case kernels.Replicate:
+				j = kernels.ReplicateIndex(j, nk)
+			}
+			maps[k][o] = j
+		}
+	}
+	lead := out.Shape[:last]
+	par.For(len(out.Data)/outRow, 2*outRow, func(lo, hi int) {
+		coord := make([]int, last)
+		unflatten(lo, lead, coord)
+		for r := lo; r < hi; r++ {
+			io, inside := 0, true
+			for k, c := range coord {
+				j := maps[k][c]
+				inside = inside && j >= 0
+				io += j * inStr[k]
+			}
+			dst := out.Data[r*outRow : (r+1)*outRow]
+			if inside {
+				row(dst, io, n, b)
+			} else {
+				fillPattern(dst, fill)
+			}
+			for k := last - 1; k >= 0; k-- { // next row's coordinates
+				if coord[k]++; coord[k] < lead[k] {
+					break
+				}
+				coord[k] = 0
+			}
+		}
+	})
 	return out, nil
 }
 
@@ -95,79 +145,65 @@ func byteStrides(shape []int, es int) []int {
 	return st
 }
 
-type padPlan struct {
-	mode          kernels.Mode
-	es            int
-	fill          []byte
-	in, out       []byte
-	inShape       []int
-	pads          []kernels.Pad
-	inStr, outStr []int // byte strides
+// rowBuilder returns row(dst, io, n, b): build one output row dst (b + n
+// + a elements) from the input row of n elements at byte offset io of in.
+// The row is built on typed views of the element width, so that the few
+// edge elements are plain stores rather than a copy() call each.
+func rowBuilder(mode kernels.Mode, es int, fill, in []byte) func(dst []byte, io, n, b int) {
+	switch es {
+	case 1:
+		return typedRow[uint8](mode, fill, in)
+	case 2:
+		return typedRow[uint16](mode, fill, in)
+	case 4:
+		return typedRow[uint32](mode, fill, in)
+	}
+	return typedRow[uint64](mode, fill, in)
 }
 
-// slab builds the output sub-tensor over axes k.. at byte offset oo from
-// the input sub-tensor at byte offset io.
-func (p *padPlan) slab(k, oo, io int) {
-	rank := len(p.inShape)
-	if k == rank { // rank 0: one element
-		copy(p.out[oo:oo+p.es], p.in[io:io+p.es])
-		return
+func typedRow[E any](mode kernels.Mode, fill, in []byte) func(dst []byte, io, n, b int) {
+	var f E
+	if mode == kernels.Constant {
+		// The pre-encoded fill element, read through the same native-endian
+		// view as the data (the hosts and WASM are little-endian).
+		f = viewOf[E](fill)[0]
 	}
-	n, b, a := p.inShape[k], p.pads[k].Before, p.pads[k].After
-	if k == rank-1 {
-		p.row(oo, io, n, b, a)
-		return
-	}
-	os, is := p.outStr[k], p.inStr[k]
-	for i := 0; i < n; i++ {
-		p.slab(k+1, oo+(b+i)*os, io+i*is)
-	}
-	for o := 0; o < b+n+a; o++ {
-		if o == b { // skip the interior built above
-			o += n
-			if o == b+n+a {
-				break
-			}
-		}
-		dst := p.out[oo+o*os : oo+(o+1)*os]
-		switch p.mode {
-		case kernels.Constant:
-			fillPattern(dst, p.fill)
-		case kernels.Reflect:
-			src := kernels.ReflectIndex(o-b, n) + b
-			copy(dst, p.out[oo+src*os:oo+(src+1)*os])
-		case kernels.Replicate:
-			src := kernels.ReplicateIndex(o-b, n) + b
-			copy(dst, p.out[oo+src*os:oo+(src+1)*os])
-		}
+	src := viewOf[E](in)
+	es := int(unsafe.Sizeof(f))
+	return func(dst []byte, io, n, b int) {
+		padRow(viewOf[E](dst), src[io/es:io/es+n], b, f, mode)
 	}
 }
 
-// row builds one output row of the last axis.
-func (p *padPlan) row(oo, io, n, b, a int) {
-	es := p.es
-	copy(p.out[oo+b*es:oo+(b+n)*es], p.in[io:io+n*es])
-	before := p.out[oo : oo+b*es]
-	after := p.out[oo+(b+n)*es : oo+(b+n+a)*es]
-	switch p.mode {
+// padRow builds dst from the input row r: the interior in one copy(), then
+// the edges — out[t] = r[b-t] before and out[b+n+t] = r[n-2-t] after for
+// reflect (ReflectIndex with j = t-b and j = n+t), the end elements for
+// replicate, the fill for constant.
+func padRow[E any](dst, r []E, b int, fill E, mode kernels.Mode) {
+	n := len(r)
+	copy(dst[b:b+n], r)
+	before, after := dst[:b], dst[b+n:]
+	switch mode {
 	case kernels.Constant:
-		fillPattern(before, p.fill)
-		fillPattern(after, p.fill)
-	case kernels.Replicate:
-		if b > 0 {
-			fillPattern(before, p.in[io:io+es])
+		for i := range before {
+			before[i] = fill
 		}
-		if a > 0 {
-			fillPattern(after, p.in[io+(n-1)*es:io+n*es])
+		for i := range after {
+			after[i] = fill
+		}
+	case kernels.Replicate:
+		for i := range before {
+			before[i] = r[0]
+		}
+		for i := range after {
+			after[i] = r[n-1]
 		}
 	case kernels.Reflect:
-		// out[t] = in[b-t] before the row, out[b+n+t] = in[n-2-t] after it
-		// (ReflectIndex with j = t-b and j = n+t).
-		for t := 0; t < b; t++ {
-			copy(before[t*es:(t+1)*es], p.in[io+(b-t)*es:])
+		for t := range before {
+			before[t] = r[b-t]
 		}
-		for t := 0; t < a; t++ {
-			copy(after[t*es:(t+1)*es], p.in[io+(n-2-t)*es:io+(n-1-t)*es])
+		for t := range after {
+			after[t] = r[n-2-t]
 		}
 	}
 }
@@ -179,80 +215,147 @@ func (p *padPlan) row(oo, io, n, b, a int) {
 // store (f64→f32, or f64→f32→half). The accumulator starts at 0.0, so a
 // lone -0.0 gradient stores as +0.0, as the contract's walk does.
 //
-// The fast path walks output rows instead of unflattening every element;
-// it visits positions in the same flat order, so each slot sees the same
-// additions in the same order: bitwise equal to PadBackwardRef.
+// The fast path works per input row (last axis): it finds the output rows
+// that read that row — along each leading axis the output coordinates
+// mapping to the row's coordinate, in increasing order, so their product
+// is in increasing flat order — and adds them into one row of f64
+// accumulators, which it then narrows into grad_in. Each slot sees the
+// same additions in the same order as in PadBackwardRef (bitwise equal),
+// only one row of accumulators is live per worker, and input rows are
+// independent, so they are shared out among the workers.
 func PadBackward(gradOut *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad) (*tensor.Tensor, error) {
 	inShape, err := padBackwardSetup(gradOut, mode, pads)
 	if err != nil {
 		return nil, err
 	}
-	acc := make([]float64, tensor.NumElems(inShape))
 	rank := len(inShape)
-	if rank == 0 {
+	if rank == 0 || tensor.NumElems(inShape) == 0 {
+		acc := make([]float64, tensor.NumElems(inShape))
 		if len(acc) == 1 {
 			acc[0] += widenAt(gradOut, 0)
 		}
 		return narrowAcc(gradOut.DType, inShape, acc), nil
 	}
-	outShape := gradOut.Shape
-	L := outShape[rank-1]
-	if L == 0 || gradOut.NumElems() == 0 {
-		return narrowAcc(gradOut.DType, inShape, acc), nil
-	}
-	n, b := inShape[rank-1], pads[rank-1].Before
-	inStr := tensor.Strides(inShape)
-	rows := gradOut.NumElems() / L
-	lead := outShape[:rank-1]
-	coord := make([]int, rank-1)
-	buf := make([]float64, L)
-	for r := 0; r < rows; r++ {
-		unflatten(r, lead, coord)
-		inRow, inside := 0, true
-		for k, c := range coord {
-			j := c - pads[k].Before
+	out := newOutput(gradOut.DType, inShape)
+	last := rank - 1
+	n, b := inShape[last], pads[last].Before
+	L := gradOut.Shape[last]
+	// from[k][c]: the output coordinates along leading axis k that read
+	// input coordinate c, increasing.
+	from := make([][][]int, last)
+	for k := range from {
+		from[k] = make([][]int, inShape[k])
+		for o := 0; o < gradOut.Shape[k]; o++ {
+			j := o - pads[k].Before
 			switch mode {
 			case kernels.Constant:
-				inside = inside && j >= 0 && j < inShape[k]
+				if j < 0 || j >= inShape[k] {
+					continue
+				}
 			case kernels.Reflect:
 				j = kernels.ReflectIndex(j, inShape[k])
 			case kernels.Replicate:
 				j = kernels.ReplicateIndex(j, inShape[k])
 			}
-			inRow += j * inStr[k]
-		}
-		if !inside {
-			continue
-		}
-		widenRow(gradOut, r*L, buf)
-		a := acc[inRow : inRow+n]
-		// Three runs in flat order, so each slot sees its additions in the
-		// reference order: the before-edge, the interior, the after-edge.
-		switch mode {
-		case kernels.Reflect:
-			for t, v := range buf[:b] { // out t reads in[b-t]
-				a[b-t] += v
-			}
-		case kernels.Replicate:
-			for _, v := range buf[:b] {
-				a[0] += v
-			}
-		}
-		for j, v := range buf[b : b+n] {
-			a[j] += v
-		}
-		switch mode {
-		case kernels.Reflect:
-			for t, v := range buf[b+n:] { // out b+n+t reads in[n-2-t]
-				a[n-2-t] += v
-			}
-		case kernels.Replicate:
-			for _, v := range buf[b+n:] {
-				a[n-1] += v
-			}
+			from[k][j] = append(from[k][j], o)
 		}
 	}
-	return narrowAcc(gradOut.DType, inShape, acc), nil
+	outLeadStr := tensor.Strides(gradOut.Shape[:last])
+	par.For(tensor.NumElems(inShape)/n, 2*n*gradOut.DType.Size(), func(lo, hi int) {
+		acc, buf := make([]float64, n), make([]float64, L)
+		coord, pick := make([]int, last), make([]int, last)
+		unflatten(lo, inShape[:last], coord)
+		for r := lo; r < hi; r++ {
+			clear(acc)
+			clear(pick)
+			for { // the output rows reading input row r, in flat order
+				R := 0
+				for k, c := range coord {
+					R += from[k][c][pick[k]] * outLeadStr[k]
+				}
+				addGradRow(acc, gradOut, R*L, buf, mode, b)
+				k := last - 1
+				for ; k >= 0; k-- {
+					if pick[k]++; pick[k] < len(from[k][coord[k]]) {
+						break
+					}
+					pick[k] = 0
+				}
+				if k < 0 {
+					break
+				}
+			}
+			narrowRow(out, r*n, acc)
+			for k := last - 1; k >= 0; k-- {
+				if coord[k]++; coord[k] < inShape[k] {
+					break
+				}
+				coord[k] = 0
+			}
+		}
+	})
+	return out, nil
+}
+
+// addGradRow adds the output row of grad_out starting at element i into the
+// input row's accumulators a, in the row's flat order: the before-edge, the
+// interior, the after-edge (constant rows have no edge contributions). An
+// F32 row is widened on the fly; other dtypes through buf.
+func addGradRow(a []float64, g *tensor.Tensor, i int, buf []float64, mode kernels.Mode, b int) {
+	n := len(a)
+	var g32 []float32
+	if g.DType == tensor.F32 {
+		g32 = g.F32()[i : i+len(buf)]
+	} else {
+		widenRow(g, i, buf)
+	}
+	at := func(t int) float64 {
+		if g32 != nil {
+			return float64(g32[t])
+		}
+		return buf[t]
+	}
+	L := len(buf)
+	switch mode {
+	case kernels.Reflect:
+		for t := 0; t < b; t++ { // out t reads in[b-t]
+			a[b-t] += at(t)
+		}
+	case kernels.Replicate:
+		for t := 0; t < b; t++ {
+			a[0] += at(t)
+		}
+	}
+	if g32 != nil {
+		widenAddF32(a, g32[b:b+n])
+	} else {
+		addGo(a, buf[b:b+n])
+	}
+	switch mode {
+	case kernels.Reflect:
+		for t := b + n; t < L; t++ { // out t reads in[n-2-(t-b-n)]
+			a[2*n+b-2-t] += at(t)
+		}
+	case kernels.Replicate:
+		for t := b + n; t < L; t++ {
+			a[n-1] += at(t)
+		}
+	}
+}
+
+// narrowRow stores accumulators into out from element i on, in out's dtype.
+func narrowRow(out *tensor.Tensor, i int, acc []float64) {
+	switch out.DType {
+	case tensor.F32:
+		narrowF32(out.F32()[i:i+len(acc)], acc)
+	case tensor.F64:
+		copy(out.F64()[i:], acc)
+	default:
+		o := out.U16()[i : i+len(acc)]
+		for k, v := range acc {
+			o[k] = tensor.HalfFromF64(out.DType, v)
+		}
+	}
 }
 
 // PadBackwardRef is the reference walk of pad_backward_*: per output flat
@@ -327,19 +430,6 @@ func widenRow(t *tensor.Tensor, i int, dst []float64) {
 // f64→f32→half (the contracts' "narrow f64->f32->bf16 on store").
 func narrowAcc(dt tensor.DType, shape []int, acc []float64) *tensor.Tensor {
 	out := newOutput(dt, shape)
-	switch dt {
-	case tensor.F32:
-		o := out.F32()
-		for i, v := range acc {
-			o[i] = float32(v)
-		}
-	case tensor.F64:
-		copy(out.F64(), acc)
-	default:
-		o := out.U16()
-		for i, v := range acc {
-			o[i] = tensor.HalfFromF64(dt, v)
-		}
-	}
+	narrowRow(out, 0, acc)
 	return out
 }

@@ -150,7 +150,9 @@ func randPads(rng *rand.Rand, mode kernels.Mode, shape []int) ([]kernels.Pad, bo
 
 // The fast pad is bitwise the reference walk, for every element width,
 // rank 0..4, dims 0..7, every mode.
-func TestPadFastMatchesRef(t *testing.T) {
+func TestPadFastMatchesRef(t *testing.T) { atThreads(t, testPadFastMatchesRef) }
+
+func testPadFastMatchesRef(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
 	for iter := 0; iter < 3000; iter++ {
 		dt := tensor.All[rng.Intn(len(tensor.All))]
@@ -269,7 +271,9 @@ func bruteBackward(t *testing.T, g *tensor.Tensor, mode kernels.Mode, p []kernel
 
 // Fast == reference bitwise, and both == the brute-force f64 sum, over
 // random shapes, modes and float dtypes.
-func TestPadBackwardRandom(t *testing.T) {
+func TestPadBackwardRandom(t *testing.T) { atThreads(t, testPadBackwardRandom) }
+
+func testPadBackwardRandom(t *testing.T) {
 	rng := rand.New(rand.NewSource(2))
 	for iter := 0; iter < 1500; iter++ {
 		dt := floatDTypes[rng.Intn(4)]

@@ -2,7 +2,9 @@ package cpu
 
 import (
 	"math"
+	"unsafe"
 
+	"github.com/fkc-playground/fkc/internal/par"
 	"github.com/fkc-playground/fkc/kernels"
 	"github.com/fkc-playground/fkc/tensor"
 )
@@ -334,82 +336,136 @@ func foldDimRef[T float](k foldKind, x, out []T, shape []int, dim int, rnd func(
 	}
 }
 
-// foldDim is the fast reduce_dim over x viewed as [outer, n, inner]. With
-// inner > 1 it adds whole rows (slot k of row o takes x[o, j, k] for
-// j = 0, 1, …); with inner == 1 it runs four output slots side by side, each
-// still folding its own axis in order 0..n-1. Either way every slot sees
-// exactly the reference's sequence of operations: bitwise the same.
+// foldDim is the fast reduce_dim over x viewed as [outer, n, inner]. Every
+// output slot still folds its own axis elements in the order 0..n-1, so it
+// sees exactly the reference's sequence of operations: bitwise the same,
+// and independent of how many workers share the slots.
+//
+// With inner == 1 (the axis is contiguous) each slot is one row: sums add
+// 16 rows side by side (sumRows16F32: the vectors' lanes are rows, each
+// still added left to right), extrema run the lane primitives and fold the
+// lanes back into the oracle's answer (extremeRow). With inner > 1 whole
+// rows of slots are added elementwise.
 func foldDim[T float](k foldKind, x, out []T, outer, n, inner int, rnd func(T) T) {
-	id := identity[T](k)
-	for i := range out {
-		out[i] = id
-	}
+	es := int(unsafe.Sizeof(x[0:1][0]))
 	if inner == 1 {
-		o := 0
-		for ; o+4 <= outer; o += 4 {
-			r0, r1, r2, r3 := x[o*n:(o+1)*n], x[(o+1)*n:(o+2)*n], x[(o+2)*n:(o+3)*n], x[(o+3)*n:(o+4)*n]
-			a0, a1, a2, a3 := id, id, id, id
-			switch {
-			case k == foldSum && rnd == nil:
-				for j := range r0 {
-					a0 += r0[j]
-					a1 += r1[j]
-					a2 += r2[j]
-					a3 += r3[j]
-				}
-			case k == foldMax:
-				for j := range r0 {
-					if r0[j] > a0 {
-						a0 = r0[j]
-					}
-					if r1[j] > a1 {
-						a1 = r1[j]
-					}
-					if r2[j] > a2 {
-						a2 = r2[j]
-					}
-					if r3[j] > a3 {
-						a3 = r3[j]
-					}
-				}
-			default:
-				a0, a1, a2, a3 = foldAll(k, r0, rnd), foldAll(k, r1, rnd), foldAll(k, r2, rnd), foldAll(k, r3, rnd)
-			}
-			out[o], out[o+1], out[o+2], out[o+3] = a0, a1, a2, a3
-		}
-		for ; o < outer; o++ {
-			out[o] = foldAll(k, x[o*n:(o+1)*n], rnd)
-		}
+		par.For(outer, n*es, func(lo, hi int) { foldRows(k, x[lo*n:hi*n], out[lo:hi], n, rnd) })
 		return
 	}
+	if outer >= 4*par.Threads() {
+		par.For(outer, n*inner*es, func(lo, hi int) {
+			for o := lo; o < hi; o++ {
+				foldCols(k, x[o*n*inner:(o+1)*n*inner], out[o*inner:(o+1)*inner], n, inner, 0, inner, rnd)
+			}
+		})
+		return
+	}
+	// Few slabs: split each slab's columns instead.
 	for o := 0; o < outer; o++ {
-		acc := out[o*inner : (o+1)*inner]
-		for j := 0; j < n; j++ {
-			row := x[(o*n+j)*inner : (o*n+j+1)*inner]
-			switch {
-			case k == foldSum && rnd == nil:
-				for i, v := range row {
-					acc[i] += v
+		xs, acc := x[o*n*inner:(o+1)*n*inner], out[o*inner:(o+1)*inner]
+		par.For(inner, n*es, func(lo, hi int) { foldCols(k, xs, acc, n, inner, lo, hi, rnd) })
+	}
+}
+
+// foldRows folds each length-n row of x into its slot of out.
+func foldRows[T float](k foldKind, x, out []T, n int, rnd func(T) T) {
+	o := 0
+	if is32[T]() && k == foldSum && rnd == nil && n >= 8 {
+		x32, out32 := as[float32](x), as[float32](out)
+		cols := n &^ 7
+		for ; o+16 <= len(out); o += 16 {
+			var acc [16]float32 // +0: the identity
+			sumRows16F32(x32[o*n:], n, cols, &acc)
+			for r := range acc {
+				for _, v := range x32[(o+r)*n+cols : (o+r+1)*n] {
+					acc[r] += v
 				}
-			case k == foldSum:
-				for i, v := range row {
-					acc[i] = rnd(acc[i] + v)
+			}
+			copy(out32[o:o+16], acc[:])
+		}
+	}
+	for ; o < len(out); o++ {
+		row := x[o*n : (o+1)*n]
+		if k == foldSum {
+			out[o] = foldAll(k, row, rnd)
+		} else {
+			out[o] = extremeRow(row, k == foldMax)
+		}
+	}
+}
+
+// foldCols folds columns [lo, hi) of an [n, inner] slab into acc[lo:hi],
+// row by row.
+func foldCols[T float](k foldKind, x, acc []T, n, inner, lo, hi int, rnd func(T) T) {
+	a := acc[lo:hi]
+	id := identity[T](k)
+	for i := range a {
+		a[i] = id
+	}
+	for j := 0; j < n; j++ {
+		row := x[j*inner+lo : j*inner+hi]
+		switch {
+		case k == foldSum && rnd == nil:
+			addT(a, row)
+		case k == foldSum:
+			for i, v := range row {
+				a[i] = rnd(a[i] + v)
+			}
+		case k == foldMax:
+			for i, v := range row {
+				if v > a[i] {
+					a[i] = v
 				}
-			case k == foldMax:
-				for i, v := range row {
-					if v > acc[i] {
-						acc[i] = v
-					}
-				}
-			default:
-				for i, v := range row {
-					if v < acc[i] {
-						acc[i] = v
-					}
+			}
+		default:
+			for i, v := range row {
+				if v < a[i] {
+					a[i] = v
 				}
 			}
 		}
 	}
+}
+
+// extremeRow is foldAll's max (or min) of one row, through the lane
+// primitives. The lanes fold strictly, so the largest lane value is the
+// row's largest non-NaN value M (-inf when there is none), which is the
+// oracle's answer bit for bit unless M is zero: then the oracle keeps the
+// first zero it met, of either sign, and a second scan finds it.
+func extremeRow[T float](x []T, max bool) T {
+	m := len(x) &^ (lanes - 1)
+	var r T
+	if is32[T]() {
+		r = T(extremeF32(as[float32](x[:m]), max))
+	} else {
+		var acc [lanes]T
+		for i := range acc {
+			acc[i] = identity[T](foldMin)
+			if max {
+				acc[i] = identity[T](foldMax)
+			}
+		}
+		extremeLanesT(x[:m], &acc, max)
+		r = acc[0]
+		for _, v := range acc[1:] {
+			if (max && v > r) || (!max && v < r) {
+				r = v
+			}
+		}
+	}
+	for _, v := range x[m:] {
+		if (max && v > r) || (!max && v < r) {
+			r = v
+		}
+	}
+	if r == 0 {
+		for _, v := range x {
+			if v == 0 {
+				return v
+			}
+		}
+	}
+	return r
 }
 
 // ---- arg-index reductions ----
@@ -497,53 +553,95 @@ func argDimRef[T float](x []T, out []uint32, shape []int, dim int, max bool) {
 	}
 }
 
-// argDimFast scans [outer, n, inner] row-wise; each slot still compares its
-// axis elements in order 1..n-1 against the running best, so the winner is
-// the reference's.
+// argDimFast scans [outer, n, inner]; each slot still compares its axis
+// elements in order 1..n-1 against the running best, so the winner is the
+// reference's. Slots are shared out among the workers.
 func argDimFast[T float](x []T, out []uint32, outer, n, inner int, max bool) {
+	es := int(unsafe.Sizeof(x[0:1][0]))
 	if inner == 1 { // the axis is contiguous: one scan per row
-		for o := range out {
-			row := x[o*n : (o+1)*n]
-			best, bi := row[0], 0
-			if max {
-				for j, v := range row[1:] {
-					if v > best {
-						best, bi = v, j+1
-					}
-				}
-			} else {
-				for j, v := range row[1:] {
-					if v < best {
-						best, bi = v, j+1
-					}
-				}
+		par.For(outer, n*es, func(lo, hi int) {
+			for o := lo; o < hi; o++ {
+				out[o] = uint32(argRow(x[o*n:(o+1)*n], max))
 			}
-			out[o] = uint32(bi)
-		}
+		})
 		return
 	}
-	best := make([]T, inner)
-	for o := 0; o < outer; o++ {
-		idx := out[o*inner : (o+1)*inner]
-		clear(idx) // the seed: element 0 of each axis, index 0
-		copy(best, x[o*n*inner:(o*n+1)*inner])
-		for j := 1; j < n; j++ {
-			row := x[(o*n+j)*inner : (o*n+j+1)*inner]
-			if max {
-				for i, v := range row {
-					if v > best[i] {
-						best[i], idx[i] = v, uint32(j)
-					}
+	par.For(outer*inner, n*es, func(lo, hi int) {
+		// Workers take ranges of slots; a range may start or end inside
+		// a slab, so walk it slab by slab.
+		for lo < hi {
+			o, i0 := lo/inner, lo%inner
+			i1 := min(inner, i0+hi-lo)
+			argCols(x[o*n*inner:(o+1)*n*inner], out[o*inner+i0:o*inner+i1], n, inner, i0, max)
+			lo += i1 - i0
+		}
+	})
+}
+
+// argCols is the arg scan of columns [i0, i0+len(idx)) of an [n, inner]
+// slab, row by row.
+func argCols[T float](x []T, idx []uint32, n, inner, i0 int, max bool) {
+	best := make([]T, len(idx))
+	clear(idx) // the seed: element 0 of each axis, index 0
+	copy(best, x[i0:i0+len(idx)])
+	for j := 1; j < n; j++ {
+		row := x[j*inner+i0 : j*inner+i0+len(idx)]
+		if max {
+			for i, v := range row {
+				if v > best[i] {
+					best[i], idx[i] = v, uint32(j)
 				}
-			} else {
-				for i, v := range row {
-					if v < best[i] {
-						best[i], idx[i] = v, uint32(j)
-					}
+			}
+		} else {
+			for i, v := range row {
+				if v < best[i] {
+					best[i], idx[i] = v, uint32(j)
 				}
 			}
 		}
 	}
+}
+
+// argRow is the oracle's arg scan of one contiguous axis: seed with x[0],
+// take k on a strict win. Equivalently: 0 if x[0] is NaN (nothing beats
+// it); otherwise the first k with x[k] == M, M the largest (smallest)
+// non-NaN value, or 0 if no element beats the ∓inf seed. The float32 lane
+// primitive finds, per lane, the first position of the lane's best value;
+// the lanes and the tail are then candidates (value, position), and the
+// winner is the best value with the smallest position.
+func argRow[T float](x []T, max bool) int {
+	if x[0] != x[0] {
+		return 0
+	}
+	better := func(v, b T) bool { return (max && v > b) || (!max && v < b) }
+	seed := identity[T](foldMin)
+	if max {
+		seed = identity[T](foldMax)
+	}
+	bv, bi := seed, 0
+	m := 0
+	if is32[T]() {
+		xs := as[float32](x)
+		m = len(x) &^ (lanes - 1)
+		var best [lanes]float32
+		var blk [lanes]int32
+		for l := range best {
+			best[l] = float32(seed)
+		}
+		argLanesF32(xs[:m], &best, &blk, max)
+		for l, v := range best {
+			i := int(blk[l])*lanes + l
+			if better(T(v), bv) || (T(v) == bv && better(T(v), seed) && i < bi) {
+				bv, bi = T(v), i
+			}
+		}
+	}
+	for k, v := range x[m:] {
+		if better(v, bv) {
+			bv, bi = v, m+k
+		}
+	}
+	return bi
 }
 
 // ---- reduce to a broadcast-compatible shape ----
@@ -558,6 +656,11 @@ func ReduceSumTo(x *tensor.Tensor, target []int) (*tensor.Tensor, error) {
 // ReduceMaxTo is reduce_max_to: as ReduceSumTo with a strict > from -inf.
 func ReduceMaxTo(x *tensor.Tensor, target []int) (*tensor.Tensor, error) {
 	return reduceTo("reduce_max_to", x, target, foldMax)
+}
+
+// ReduceMinTo is reduce_min_to: as ReduceSumTo with a strict < from +inf.
+func ReduceMinTo(x *tensor.Tensor, target []int) (*tensor.Tensor, error) {
+	return reduceTo("reduce_min_to", x, target, foldMin)
 }
 
 func reduceTo(op string, x *tensor.Tensor, target []int, k foldKind) (*tensor.Tensor, error) {

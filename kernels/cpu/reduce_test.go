@@ -185,7 +185,9 @@ func TestArgHandWorked(t *testing.T) {
 
 // Fast dim reductions are bitwise the reference walk (up to NaN payloads)
 // for every fold, dtype, rank and axis, with specials mixed in.
-func TestReduceDimFastMatchesRef(t *testing.T) {
+func TestReduceDimFastMatchesRef(t *testing.T) { atThreads(t, testReduceDimFastMatchesRef) }
+
+func testReduceDimFastMatchesRef(t *testing.T) {
 	rng := rand.New(rand.NewSource(4))
 	ops := []struct {
 		name string
@@ -195,8 +197,11 @@ func TestReduceDimFastMatchesRef(t *testing.T) {
 	for iter := 0; iter < 1500; iter++ {
 		dt := floatDTypes[rng.Intn(4)]
 		shape := randShape(rng, 1+rng.Intn(4), 9)
-		if rng.Intn(4) == 0 {
-			shape[rng.Intn(len(shape))] = 4*rng.Intn(3) + rng.Intn(2) // around the 4-row blocks
+		switch rng.Intn(4) {
+		case 0: // around the 16-row blocks and the 8-column vectors
+			shape[rng.Intn(len(shape))] = 8*rng.Intn(5) + rng.Intn(2)
+		case 1: // rows long enough for the 32-lane primitives
+			shape[rng.Intn(len(shape))] = 32*rng.Intn(3) + rng.Intn(40)
 		}
 		dim := rng.Intn(len(shape))
 		x := randTensor(rng, dt, shape)
@@ -404,5 +409,44 @@ func TestReduceErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { wantErr(t, c.call(), c.frag...) })
+	}
+}
+
+// The row folds behind max_dim and argmax_dim on a contiguous axis equal
+// the oracle's scans on rows made of the values that decide ties: signed
+// zeros, NaN (first or later), -inf and repeats, at every length to 100.
+func TestRowFoldsMatchOracle(t *testing.T) {
+	rng := rand.New(rand.NewSource(9))
+	alphabet := []float64{-1, negZero, 0, math.NaN(), math.Inf(-1), math.Inf(1), 2, -2}
+	for iter := 0; iter < 4000; iter++ {
+		n := 1 + rng.Intn(100)
+		dt := []tensor.DType{tensor.F32, tensor.F64}[rng.Intn(2)]
+		x := tensor.New(dt, []int{1, n})
+		k := 2 + rng.Intn(len(alphabet)-1) // how many letters this row uses
+		for i := 0; i < n; i++ {
+			x.Set(i, alphabet[rng.Intn(k)])
+		}
+		for _, max := range []bool{true, false} {
+			kind := foldMin
+			if max {
+				kind = foldMax
+			}
+			fast, err1 := reduceDim("max_dim", x, 1, kind, false, false)
+			ref, err2 := reduceDim("max_dim", x, 1, kind, false, true)
+			if err1 != nil || err2 != nil {
+				t.Fatal(err1, err2)
+			}
+			if ok, _ := sameFloats(fast, ref); !ok {
+				t.Fatalf("%s max=%v %v: fold %v, oracle %v", dt, max, vals(x), fast.At(0), ref.At(0))
+			}
+			fa, err1 := argDim("argmax_dim", x, 1, max, false)
+			ra, err2 := argDim("argmax_dim", x, 1, max, true)
+			if err1 != nil || err2 != nil {
+				t.Fatal(err1, err2)
+			}
+			if !bitwise(fa, ra) {
+				t.Fatalf("%s arg max=%v %v: %v, oracle %v", dt, max, vals(x), fa.At(0), ra.At(0))
+			}
+		}
 	}
 }

@@ -105,6 +105,7 @@ func Links(d *Device) []kernels.Link {
 		{"argmin_dim", kernels.Variants("argmin"), unaryDim(d.ArgMinDim), "reduce.wgsl (ArgMinDim)"},
 		{"reduce_sum_to", kernels.Variants("reduce_sum_to"), to(d.ReduceSumTo), "reduce.wgsl (ReduceSumTo)"},
 		{"reduce_max_to", kernels.Variants("reduce_max_to"), to(d.ReduceMaxTo), "reduce.wgsl (ReduceMaxTo)"},
+		{"reduce_min_to", kernels.Variants("reduce_min_to"), to(d.ReduceMinTo), "reduce.wgsl (ReduceMinTo)"},
 		{"reduce_max_to_backward", kernels.Variants("reduce_max_to_backward"), func(c *kernels.Call) (*tensor.Tensor, error) {
 			return d.ReduceMaxToBackward(c.Inputs["x"], c.Inputs["upstream"], c.Shape)
 		}, "reduce.wgsl + reduce_backward.wgsl (ReduceMaxToBackward)"},

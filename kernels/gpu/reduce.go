@@ -517,6 +517,11 @@ func (d *Device) ReduceMaxTo(x *tensor.Tensor, target []int) (*tensor.Tensor, er
 	return d.reduceTo("reduce_max_to", x, target, opMax)
 }
 
+// ReduceMinTo takes the exact minimum down to the target shape.
+func (d *Device) ReduceMinTo(x *tensor.Tensor, target []int) (*tensor.Tensor, error) {
+	return d.reduceTo("reduce_min_to", x, target, opMin)
+}
+
 // ReduceMaxToBackward routes upstream to the positions equal to their
 // cell's maximum, split evenly across ties: the max passes of ReduceMaxTo,
 // an integer tie count per cell (atomicAdd), then one pass writing

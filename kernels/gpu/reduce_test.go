@@ -150,6 +150,16 @@ func TestReduceMaxToBitwise(t *testing.T) {
 				continue
 			}
 			sameBits(t, name, got, want)
+			wantMin, err := cpu.ReduceMinTo(x, c.target)
+			if err != nil {
+				t.Fatal(err)
+			}
+			gotMin, err := d.ReduceMinTo(x, c.target)
+			if err != nil {
+				t.Errorf("%s (min): %v", name, err)
+				continue
+			}
+			sameBits(t, name+" (reduce_min_to)", gotMin, wantMin)
 
 			// backward: finite upstream; ties share
 			up := randFloat(r, dt, c.target, 4)
@@ -490,6 +500,7 @@ func TestF64NeedsShaderF64(t *testing.T) {
 		"argmax_dim":             func() error { _, e := d.ArgMaxDim(x, 1); return e },
 		"reduce_sum_to":          func() error { _, e := d.ReduceSumTo(x, []int{3}); return e },
 		"reduce_max_to":          func() error { _, e := d.ReduceMaxTo(x, []int{1, 3}); return e },
+		"reduce_min_to":          func() error { _, e := d.ReduceMinTo(x, []int{2, 1}); return e },
 		"reduce_max_to_backward": func() error { _, e := d.ReduceMaxToBackward(x, tensor.New(tensor.F64, []int{3}), []int{3}); return e },
 		"index_add":              func() error { _, e := d.IndexAdd(x, tensor.New(tensor.U32, []int{3}), x, 1); return e },
 		"scatter_add":            func() error { _, e := d.ScatterAdd(x, idx, x, 1); return e },

@@ -1,0 +1,109 @@
+// Package par splits a loop across goroutines. Kernels use it only for
+// loops whose iterations write disjoint outputs and never share an
+// accumulator, so a result does not depend on how many workers ran it:
+// each output element is computed by one worker, in the order the
+// one-thread loop would compute it.
+//
+// The worker count comes from FKC_THREADS (default runtime.NumCPU(); 1 in
+// the browser, where Go has one thread).
+package par
+
+import (
+	"os"
+	"runtime"
+	"strconv"
+	"sync"
+)
+
+var (
+	threads = fromEnv(os.Getenv("FKC_THREADS"), runtime.NumCPU())
+	// minBytes is how much memory traffic one worker must have before a
+	// split pays for a goroutine start and wake-up. BenchmarkSplitThreshold
+	// (par_test.go) on this repository's 2-core machine: splitting a copy
+	// wins from 64 MiB on (42 → 59 GB/s) and is a wash or a loss between
+	// 256 KiB and 16 MiB, where the data sits in the large L3 and the other
+	// core is often busy. Kernel outputs are fresh memory, not cache-warm,
+	// so the split is taken from 1 MiB per worker.
+	minBytes = 1 << 20
+)
+
+func fromEnv(s string, def int) int {
+	if n, err := strconv.Atoi(s); err == nil && n >= 1 {
+		return n
+	}
+	return def
+}
+
+// Threads is the number of workers a large loop is split across.
+func Threads() int { return threads }
+
+// SetThreads sets the worker count (n < 1 means 1) and returns a function
+// that restores the previous one. It is for tests and benchmarks, which
+// must not run kernels concurrently with it.
+func SetThreads(n int) (restore func()) {
+	old := threads
+	threads = max(n, 1)
+	return func() { threads = old }
+}
+
+// SplitSmall makes every loop split, however small, and returns a function
+// that restores the threshold: tests use it so that tiny random cases
+// exercise the multi-worker paths.
+func SplitSmall() (restore func()) {
+	old := minBytes
+	minBytes = 0
+	return func() { minBytes = old }
+}
+
+// Workers is how many workers For would use for n items of bytesPer bytes
+// of traffic each.
+func Workers(n, bytesPer int) int {
+	w := threads
+	if minBytes > 0 {
+		w = min(w, n*max(bytesPer, 1)/minBytes)
+	}
+	return max(min(w, n), 1)
+}
+
+// For calls f over [0, n) split into contiguous chunks [lo, hi), one per
+// worker, and returns when all have returned. bytesPer is the memory
+// traffic of one item, which decides whether splitting pays. The caller's
+// goroutine runs the last chunk.
+func For(n, bytesPer int, f func(lo, hi int)) {
+	w := Workers(n, bytesPer)
+	if w == 1 {
+		if n > 0 {
+			f(0, n)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	wg.Add(w - 1)
+	for i := 0; i < w-1; i++ {
+		lo, hi := n*i/w, n*(i+1)/w
+		go func() {
+			defer wg.Done()
+			f(lo, hi)
+		}()
+	}
+	f(n*(w-1)/w, n)
+	wg.Wait()
+}
+
+// Copy is copy(dst, src) split across the workers, each copying in steps
+// of copyStep bytes: one copy() is a single assembly call that the
+// scheduler cannot preempt, and a garbage collection that starts meanwhile
+// waits for it with every other goroutine stopped, so a 128 MiB step would
+// leave the other core idle for milliseconds.
+func Copy(dst, src []byte) int {
+	n := min(len(dst), len(src))
+	For(n, 2, func(lo, hi int) {
+		for ; lo < hi; lo += copyStep {
+			e := min(lo+copyStep, hi)
+			copy(dst[lo:e], src[lo:e])
+		}
+	})
+	return n
+}
+
+const copyStep = 1 << 20

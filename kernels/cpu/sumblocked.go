@@ -1,0 +1,164 @@
+package cpu
+
+import (
+	"unsafe"
+
+	"github.com/fkc-playground/fkc/internal/par"
+	"github.com/fkc-playground/fkc/kernels"
+	"github.com/fkc-playground/fkc/tensor"
+)
+
+// sum_all_blocked (contracts/project/fkc-cpu-kernels.fkc.md): the sum of
+// all elements in a fixed order other than the oracle's flat fold, chosen
+// so that it vectorises and splits across cores while the result stays a
+// function of the input alone:
+//
+//  1. x, in flat order, is cut into blocks of blockLen elements (the last
+//     one may be shorter);
+//  2. in each block, lane l (0..31) adds the block's elements l, l+32,
+//     l+64, … in that order, starting from +0;
+//  3. the 32 lanes fold pairwise by halves: s[l] += s[l+16] for l < 16,
+//     then s[l] += s[l+8] for l < 8, then 4, 2, 1; the block's sum is s[0];
+//  4. the block sums fold pairwise level by level: t[i] = t[2i] + t[2i+1],
+//     an odd last one carried up unchanged, until one is left (none: +0).
+//
+// Every add is in the element dtype (a half add rounds to the half type),
+// as in the oracle. Nothing depends on the vector width or the worker
+// count: workers take whole blocks, and steps 3 and 4 run on one.
+
+// blockLen is the block size: 128 adds per lane, a block sum in 4 KiB
+// steps small enough to share out, 16,384 blocks for 64 Mi elements.
+const blockLen = 4096
+
+// SumAllBlocked is sum_all_blocked: rank-0 output of x's dtype.
+func SumAllBlocked(x *tensor.Tensor) (*tensor.Tensor, error) {
+	return sumAllBlocked(x, false)
+}
+
+// SumAllBlockedRef is the reference walk of sum_all_blocked: every element
+// in flat order is added into its (block, lane) accumulator, then steps 3
+// and 4 as written.
+func SumAllBlockedRef(x *tensor.Tensor) (*tensor.Tensor, error) {
+	return sumAllBlocked(x, true)
+}
+
+func sumAllBlocked(x *tensor.Tensor, ref bool) (*tensor.Tensor, error) {
+	if err := kernels.CheckOperand("sum_all_blocked", "x", x, kernels.FloatDTypes); err != nil {
+		return nil, err
+	}
+	return apply(x, []int{},
+		func(in, out []float32, rnd func(float32) float32) {
+			if ref {
+				out[0] = blockedSumRef(in, rnd)
+			} else {
+				out[0] = blockedSum(in, rnd)
+			}
+		},
+		func(in, out []float64) {
+			if ref {
+				out[0] = blockedSumRef(in, nil)
+			} else {
+				out[0] = blockedSum(in, nil)
+			}
+		}), nil
+}
+
+// addRnd is one in-dtype add.
+func addRnd[T float](a, b T, rnd func(T) T) T {
+	s := a + b
+	if rnd != nil {
+		s = rnd(s)
+	}
+	return s
+}
+
+// foldLanes is step 3.
+func foldLanes[T float](s *[lanes]T, rnd func(T) T) T {
+	for h := lanes / 2; h >= 1; h /= 2 {
+		for l := 0; l < h; l++ {
+			s[l] = addRnd(s[l], s[l+h], rnd)
+		}
+	}
+	return s[0]
+}
+
+// foldBlocks is step 4 (in place).
+func foldBlocks[T float](t []T, rnd func(T) T) T {
+	if len(t) == 0 {
+		return 0
+	}
+	for len(t) > 1 {
+		h := len(t) / 2
+		for i := 0; i < h; i++ {
+			t[i] = addRnd(t[2*i], t[2*i+1], rnd)
+		}
+		if len(t)%2 == 1 {
+			t[h] = t[len(t)-1]
+			h++
+		}
+		t = t[:h]
+	}
+	return t[0]
+}
+
+// blockedSum: blocks in parallel, each through the lane primitive (the
+// rounded half adds have none and run the same loop in Go); whole float32
+// blocks go to blockSumsF32, which also folds the lanes.
+func blockedSum[T float](x []T, rnd func(T) T) T {
+	nb := (len(x) + blockLen - 1) / blockLen
+	sums := make([]T, nb)
+	es := int(unsafe.Sizeof(T(0)))
+	par.For(nb, blockLen*es, func(lo, hi int) {
+		if is32[T]() && rnd == nil {
+			whole := min(hi, len(x)/blockLen) // blocks lo..whole-1 are full
+			if whole > lo {
+				blockSumsF32(as[float32](x[lo*blockLen:]), as[float32](sums[lo:whole]))
+				lo = whole
+			}
+		}
+		for b := lo; b < hi; b++ {
+			sums[b] = blockSum(x[b*blockLen:min((b+1)*blockLen, len(x))], rnd)
+		}
+	})
+	return foldBlocks(sums, rnd)
+}
+
+// blockSum is steps 2 and 3 for one block.
+func blockSum[T float](blk []T, rnd func(T) T) T {
+	var s [lanes]T
+	full := len(blk) &^ (lanes - 1)
+	if rnd != nil {
+		for j := 0; j < full; j += lanes {
+			for l, v := range blk[j : j+lanes] {
+				s[l] = rnd(s[l] + v)
+			}
+		}
+	} else {
+		sumLanesT(blk[:full], &s)
+	}
+	for l, v := range blk[full:] {
+		s[l] = addRnd(s[l], v, rnd)
+	}
+	return foldLanes(&s, rnd)
+}
+
+// blockSumsGo is blockSumsF32's Go loop.
+func blockSumsGo(x []float32, sums []float32) {
+	for b := range sums {
+		sums[b] = blockSum(x[b*blockLen:(b+1)*blockLen], nil)
+	}
+}
+
+func blockedSumRef[T float](x []T, rnd func(T) T) T {
+	nb := (len(x) + blockLen - 1) / blockLen
+	acc := make([][lanes]T, nb) // +0 everywhere
+	for i, v := range x {
+		b, l := i/blockLen, i%blockLen%lanes
+		acc[b][l] = addRnd(acc[b][l], v, rnd)
+	}
+	sums := make([]T, nb)
+	for b := range acc {
+		sums[b] = foldLanes(&acc[b], rnd)
+	}
+	return foldBlocks(sums, rnd)
+}

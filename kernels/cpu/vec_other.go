@@ -1,0 +1,39 @@
+//go:build !amd64 || noasm
+
+package cpu
+
+// Without the assembly (other architectures, WASM, -tags noasm) every
+// primitive is its Go loop.
+
+var useAVX2 = false // a var, as on amd64, so the tests can set it
+
+func sumLanesF32(x []float32, acc *[lanes]float32) { sumLanesGo(x, acc) }
+func sumLanesF64(x []float64, acc *[lanes]float64) { sumLanesGo(x, acc) }
+
+func extremeLanesF32(x []float32, acc *[lanes]float32, max bool) { extremeLanesGo(x, acc, max) }
+func extremeLanesF64(x []float64, acc *[lanes]float64, max bool) { extremeLanesGo(x, acc, max) }
+
+func argLanesF32(x []float32, best *[lanes]float32, blk *[lanes]int32, max bool) {
+	argLanesF32Go(x, best, blk, max)
+}
+
+func sumRows16F32(x []float32, stride, cols int, acc *[16]float32) {
+	if cols == 0 {
+		return
+	}
+	sumRows8F32Go(x, stride, cols, (*[8]float32)(acc[:8]))
+	sumRows8F32Go(x[8*stride:], stride, cols, (*[8]float32)(acc[8:]))
+}
+
+func addF32(dst, src []float32)              { addGo(dst, src) }
+func addF64(dst, src []float64)              { addGo(dst, src) }
+func widenAddF32(acc []float64, g []float32) { widenAddF32Go(acc, g) }
+func narrowF32(dst []float32, src []float64) { narrowF32Go(dst, src) }
+
+func prefetch(b []byte) {}
+
+func blockSumsF32(x []float32, sums []float32) { blockSumsGo(x, sums) }
+
+func gatherU32(dst, row []uint32, idx []uint32) bool { return gatherRow(dst, row, idx) }
+
+func extremeF32(x []float32, max bool) float32 { return extremeGo(x, max) }

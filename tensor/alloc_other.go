@@ -1,0 +1,7 @@
+//go:build !linux
+
+package tensor
+
+func alignedBytes(n int) []byte { return makeBytes(n) }
+
+func uninitBytes(n int) []byte { return makeBytes(n) }
