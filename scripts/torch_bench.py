@@ -54,12 +54,14 @@ rows = idx(100000, 50000)
 gi = idx(4096, 4096, 4096)
 ai = idx(4096, 4096)
 src = vals(4096, 4096)
+rows_src = vals(50000, 256)
 copy_src = torch.empty(64 << 20, device=dev).uniform_()
 
 cases = [
     ("pad constant f32[8,3,512,512] pad 2", "F.pad constant", lambda: F.pad(x, (2, 2, 2, 2), mode="constant")),
     ("pad reflect f32[8,3,512,512] pad 2", "F.pad reflect", lambda: F.pad(x, (2, 2, 2, 2), mode="reflect")),
     ("pad replicate f32[8,3,512,512] pad 2", "F.pad replicate", lambda: F.pad(x, (2, 2, 2, 2), mode="replicate")),
+    ("pad constant f32[4096,4096] pad 3", "F.pad constant", lambda: F.pad(m, (3, 3, 3, 3), mode="constant")),
     ("pad_backward reflect f32[8,3,516,516] pad 2", "aten.reflection_pad2d_backward",
      lambda: torch.ops.aten.reflection_pad2d_backward(g, x, [2, 2, 2, 2])),
     ("sum_all f32[64Mi]", "torch.sum", lambda: torch.sum(big)),
@@ -68,6 +70,7 @@ cases = [
     ("argmax_dim 1 f32[4096,4096]", "torch.argmax(dim=1)", lambda: torch.argmax(m, 1)),
     ("index_select f32[100000,256] 50000 rows", "torch.index_select", lambda: torch.index_select(table, 0, rows)),
     ("gather dim 1 f32[4096,4096]", "torch.gather", lambda: torch.gather(m, 1, gi)),
+    ("index_add dim 0 f32[100000,256] 50000 rows", "Tensor.index_add", lambda: table.index_add(0, rows, rows_src)),
     ("index_add dim 1 f32[4096,4096]", "Tensor.index_add", lambda: m.index_add(1, ai, src)),
     ("scatter_add dim 1 f32[4096,4096]", "Tensor.scatter_add", lambda: m.scatter_add(1, gi, src)),
     ("copy 256 MiB", "Tensor.clone", lambda: copy_src.clone()),
