@@ -21,12 +21,12 @@ import (
 
 // Measured is one report's figures for one binding of a kernel.
 type Measured struct {
-	Report           string // the report's label: device and date
-	DTypes, Variant  string
-	Overhead, GBps   string
-	OfCeil, HeldOut  string
-	Flags            string
-	Skipped          string
+	Report          string // the report's label: device and date
+	DTypes, Variant string
+	Overhead, GBps  string
+	OfCeil, HeldOut string
+	Flags           string
+	Skipped         string
 }
 
 // MeasuredFor lists what the reports say of kernel id ("provider/name").
@@ -60,13 +60,7 @@ func MeasuredFor(id string, reports []*judge.Report) []Measured {
 }
 
 // ReportLabel names a report by its device and date: "AMD EPYC (cpu), 2026-12-01".
-func ReportLabel(r *judge.Report) string {
-	date := r.Date
-	if len(date) >= 10 {
-		date = date[:10]
-	}
-	return fmt.Sprintf("%s (%s), %s", r.Device.Name, r.Device.Backend, date)
-}
+func ReportLabel(r *judge.Report) string { return r.Marked() }
 
 func fmtNsShort(ns float64) string {
 	switch {
@@ -99,14 +93,14 @@ type JudgePage struct {
 // JudgeRow is one binding × variant of the shown report (and, when a
 // second report is loaded, the same binding there).
 type JudgeRow struct {
-	Key                  string // provider/kernel[dtypes] variant
-	ID, DTypes, Variant  string
-	Overhead, GBps       string
-	OfCeil, HeldOut      string
-	Frac                 float64
-	Flags                []judge.Flag
-	BGBps, BOfCeil       string
-	Skipped              string
+	Key                 string // provider/kernel[dtypes] variant
+	ID, DTypes, Variant string
+	Overhead, GBps      string
+	OfCeil, HeldOut     string
+	Frac                float64
+	Flags               []judge.Flag
+	BGBps, BOfCeil      string
+	Skipped             string
 }
 
 func rowKey(k *judge.Kernel) string {
@@ -173,7 +167,7 @@ type Plot struct {
 }
 
 const (
-	plotW, plotH         = 440, 300
+	plotW, plotH           = 440, 300
 	padL, padR, padT, padB = 58, 14, 14, 40
 )
 
