@@ -270,7 +270,7 @@ func Analyze(points []Point, ceiling float64) (*Fit, []Flag) {
 	}
 	if mid, top, ok := cacheEdge(points, order, m.OverheadNs); ok {
 		flags = append(flags, Flag{"cache", fmt.Sprintf("sizes of %s to %s run at %s, the largest at %s: the smaller ones stay in a cache, and no one line fits both",
-			fmtBytes(mid[0]), fmtBytes(mid[1]), fmtGBps(mid[2]), fmtGBps(top))})
+			fmtBytes(mid[0]), fmtBytes(mid[1]), FormatGBps(mid[2]), FormatGBps(top))})
 	}
 	if f.Outliers > 0 {
 		var sz []string
@@ -291,7 +291,7 @@ func Analyze(points []Point, ceiling float64) (*Fit, []Flag) {
 		flags = append(flags, Flag{"noisy", fmt.Sprintf("the samples of %d of %d sizes spread more than %.0f%% (interquartile range / median): contention from other processes?", noisy, len(order), 100*maxSpread)})
 	}
 	if ceiling > 0 && f.CeilingFraction > 1.1 {
-		flags = append(flags, Flag{"above_ceiling", fmt.Sprintf("%s is %.0f%% of the copy ceiling: the data stays in a cache, or bytes_moved counts more than the kernel moves", fmtGBps(f.GBps), 100*f.CeilingFraction)})
+		flags = append(flags, Flag{"above_ceiling", fmt.Sprintf("%s is %.0f%% of the copy ceiling: the data stays in a cache, or bytes_moved counts more than the kernel moves", FormatGBps(f.GBps), 100*f.CeilingFraction)})
 	}
 	return f, flags
 }
@@ -350,7 +350,8 @@ func fmtBytes(b float64) string {
 	return fmt.Sprintf("%.0f B", b)
 }
 
-func fmtGBps(g float64) string {
+// FormatGBps writes a bandwidth: "843 GB/s", "3530 GB/s", "12.4 GB/s".
+func FormatGBps(g float64) string {
 	if g >= 100 {
 		return fmt.Sprintf("%.0f GB/s", g)
 	}

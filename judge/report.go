@@ -289,9 +289,9 @@ func Text(w io.Writer, r *Report) {
 	} else {
 		one := ""
 		if c.SingleThreadGBps > 0 {
-			one = fmt.Sprintf("; one thread %s", fmtGBps(c.SingleThreadGBps))
+			one = fmt.Sprintf("; one thread %s", FormatGBps(c.SingleThreadGBps))
 		}
-		fmt.Fprintf(w, "ceiling: %s (%s, %s moved per copy%s)\n", fmtGBps(c.GBps), c.Method, fmtBytes(c.Bytes), one)
+		fmt.Fprintf(w, "ceiling: %s (%s, %s moved per copy%s)\n", FormatGBps(c.GBps), c.Method, fmtBytes(c.Bytes), one)
 		if c.Note != "" {
 			fmt.Fprintf(w, "  note: %s\n", c.Note)
 		}
@@ -320,7 +320,7 @@ func (k *Kernel) Summary() string {
 	if f.HeldOut > 0 {
 		held = fmt.Sprintf("%.1f%% (%d)", 100*f.HeldOutError, f.HeldOut)
 	}
-	return fmt.Sprintf("%10s %11s %8s %14s  %s", fmtNs(f.OverheadNs), fmtGBps(f.GBps), frac, held, flagCodes(k.Flags))
+	return fmt.Sprintf("%10s %11s %8s %14s  %s", fmtNs(f.OverheadNs), FormatGBps(f.GBps), frac, held, flagCodes(k.Flags))
 }
 
 // Measured is the kernel's fit in words, for a line beside its contract:
@@ -337,7 +337,7 @@ func (k *Kernel) Measured() string {
 	if f := k.Fit; f == nil {
 		b.WriteString("no fit")
 	} else {
-		fmt.Fprintf(&b, "overhead %s, %s", fmtNs(f.OverheadNs), fmtGBps(f.GBps))
+		fmt.Fprintf(&b, "overhead %s, %s", fmtNs(f.OverheadNs), FormatGBps(f.GBps))
 		if f.CeilingFraction > 0 {
 			fmt.Fprintf(&b, " (%.0f%% of the copy ceiling)", 100*f.CeilingFraction)
 		}

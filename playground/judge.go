@@ -40,7 +40,7 @@ func MeasuredFor(id string, reports []*judge.Report) []Measured {
 			}
 			m := Measured{Report: ReportLabel(r), DTypes: strings.Join(k.DTypes, ","), Variant: k.Variant, Skipped: k.Skipped + k.Error}
 			if f := k.Fit; f != nil {
-				m.Overhead, m.GBps = fmtNsShort(f.OverheadNs), fmt.Sprintf("%.3g GB/s", f.GBps)
+				m.Overhead, m.GBps = fmtNsShort(f.OverheadNs), judge.FormatGBps(f.GBps)
 				if f.CeilingFraction > 0 {
 					m.OfCeil = fmt.Sprintf("%.0f%%", 100*f.CeilingFraction)
 				}
