@@ -209,7 +209,9 @@ type deviceCopy struct {
 	perB   *float64 // ns per byte of the last size's copies (0: none yet)
 }
 
-func (d deviceCopy) method(int) string { return "GPU buffer copy (CopyBufferToBuffer)" }
+func (d deviceCopy) method(int) string {
+	return "GPU compute copy (copy.wgsl: 16-byte loads and stores)"
+}
 
 func (d deviceCopy) limit() uint64 {
 	if d.maxBuf == 0 {

@@ -2,7 +2,11 @@
 
 package gpu
 
-import "testing"
+import (
+	"bytes"
+	"math/rand"
+	"testing"
+)
 
 // CopyTime: one time per count, each positive (no claim that more copies
 // take longer: on a real GPU a 1 MiB copy is mostly submit overhead, and a
@@ -28,5 +32,32 @@ func TestCopyTime(t *testing.T) {
 	}
 	if d.MaxBufferBytes() == 0 || d.MaxBufferBytes() > d.Info().MaxBufferSize {
 		t.Errorf("MaxBufferBytes = %d", d.MaxBufferBytes())
+	}
+}
+
+// The ceiling's kernel copies every byte: copy.wgsl on CopyTime's grid,
+// for sizes around a thread's and a workgroup's share, read back.
+func TestCopyKernel(t *testing.T) {
+	d := device(t)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	p, err := d.pipeline(copySpec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewSource(1))
+	for _, n := range []int{16, 48, 64 * 16, 4 * wgSize * 16, 4*wgSize*16 + 16, 3<<20 + 16} {
+		src := make([]byte, n)
+		r.Read(src)
+		j := d.begin("copy")
+		in := j.input("src", src)
+		out := j.output("dst", n, nil, false)
+		j.dispatch(p, copyGroups(uint64(n)), in, out.buf)
+		if err := j.run(); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(out.data, src) {
+			t.Errorf("%d bytes: the copy differs", n)
+		}
 	}
 }

@@ -279,6 +279,25 @@ func (j *job) zeros(what string, bytes int) *buffer {
 // groups converts a thread count to workgroups.
 func groupsFor(threads uint64) uint64 { return (threads + wgSize - 1) / wgSize }
 
+// grid lays `groups` workgroups out as x × y: one row, or rows of
+// maxComputeWorkgroupsPerDimension past it (the shaders bound-check the
+// flat id group_id, so the grid's tail is harmless).
+func (d *Device) grid(groups uint64) (x, y uint32, err error) {
+	maxX := uint64(d.info.MaxComputeWorkgroupsPerDimension)
+	if maxX == 0 {
+		maxX = 65535
+	}
+	gx, gy := groups, uint64(1)
+	if groups > maxX {
+		gx = maxX
+		gy = (groups + maxX - 1) / maxX
+	}
+	if gy > maxX || groups*wgSize > 1<<32 {
+		return 0, 0, fmt.Errorf("%d workgroups exceed this adapter's grid (%d x %d) or the kernels' 32-bit thread index", groups, maxX, maxX)
+	}
+	return uint32(gx), uint32(gy), nil
+}
+
 // dispatch records one compute pass running p over `groups` workgroups
 // (split into a 2-D grid past maxComputeWorkgroupsPerDimension; the shaders
 // bound-check the flat id, so the grid's tail is harmless). The pass is
@@ -291,17 +310,9 @@ func (j *job) dispatch(p *pipe, groups uint64, bufs ...*buffer) {
 		j.fail("gpu: %s: internal: %s takes %d bindings, got %d", j.op, p.name, len(p.rw), len(bufs))
 		return
 	}
-	maxX := uint64(j.d.info.MaxComputeWorkgroupsPerDimension)
-	if maxX == 0 {
-		maxX = 65535
-	}
-	x, y := groups, uint64(1)
-	if groups > maxX {
-		x = maxX
-		y = (groups + maxX - 1) / maxX
-	}
-	if y > maxX || groups*wgSize > 1<<32 {
-		j.fail("gpu: %s: %d workgroups exceed this adapter's grid (%d x %d) or the kernels' 32-bit thread index", j.op, groups, maxX, maxX)
+	x, y, err := j.d.grid(groups)
+	if err != nil {
+		j.fail("gpu: %s: %v", j.op, err)
 		return
 	}
 	entries := make([]wgpu.BindGroupEntry, len(bufs))
@@ -317,7 +328,7 @@ func (j *job) dispatch(p *pipe, groups uint64, bufs ...*buffer) {
 		j.fail("gpu: %s: bind group for %s: %v", j.op, p.name, err)
 		return
 	}
-	j.passes = append(j.passes, pass{p: p, bg: bg, x: uint32(x), y: uint32(y)})
+	j.passes = append(j.passes, pass{p: p, bg: bg, x: x, y: y})
 }
 
 // encodePasses records the call's passes between the two kernel-time
