@@ -167,24 +167,39 @@ func roundNs(ns float64) float64 {
 	return ns
 }
 
-// UnmarshalJSON reads the array MarshalJSON writes.
+// UnmarshalJSON reads the array MarshalJSON writes. It splits the array
+// itself (encoding/json has checked the document's syntax before calling
+// it): a report holds thousands of points, and the page reads the bundled
+// ones when it opens its first kernel.
 func (p *Point) UnmarshalJSON(b []byte) error {
-	var a []*float64
-	if err := json.Unmarshal(b, &a); err != nil {
-		return fmt.Errorf("point: %v", err)
+	body, ok := bytes.CutPrefix(bytes.TrimSpace(b), []byte("["))
+	if body, ok = bytes.CutSuffix(body, []byte("]")); !ok {
+		return fmt.Errorf("point %s: want an array of %d numbers (%s)", b, len(PointFields), strings.Join(PointFields, ", "))
 	}
-	if len(a) != len(PointFields) {
+	var v [9]float64
+	n := 0
+	for f := range bytes.SplitSeq(body, []byte(",")) {
+		if n == len(v) {
+			n++
+			break
+		}
+		f = bytes.TrimSpace(f)
+		if string(f) == "null" {
+			v[n] = math.NaN()
+		} else {
+			x, err := strconv.ParseFloat(string(f), 64)
+			if err != nil {
+				return fmt.Errorf("point %s: field %d (%s) is not a number", b, n, PointFields[n])
+			}
+			v[n] = x
+		}
+		n++
+	}
+	if n != len(PointFields) {
 		return fmt.Errorf("point %s: want %d fields (%s)", b, len(PointFields), strings.Join(PointFields, ", "))
 	}
-	v := make([]float64, len(a))
-	for i, f := range a {
-		v[i] = math.NaN()
-		if f != nil {
-			v[i] = *f
-		}
-	}
 	role := int(v[8])
-	if role < 0 || role > 2 {
+	if v[8] != 0 && v[8] != 1 && v[8] != 2 {
 		return fmt.Errorf("point %s: role %v is not 0, 1 or 2", b, v[8])
 	}
 	*p = Point{Elems: int(v[0]), Bytes: v[1], Flops: v[2], Ns: v[3], MinNs: v[4], Spread: v[5], Samples: int(v[6]), Batch: int(v[7]),

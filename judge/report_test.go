@@ -2,6 +2,7 @@ package judge
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -66,12 +67,28 @@ func TestPointCompact(t *testing.T) {
 }
 
 func TestReadRefuses(t *testing.T) {
+	// A point with null fields (a NaN spread) and spaces reads back.
+	r, err := Read(strings.NewReader(`{"format": "fkc-judge/1", "kernels": [{"points": [[ 1, 2, 0, 4.5, 4, null, 5, 1, 1 ]]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := r.Kernels[0].Points[0]; p.Elems != 1 || p.Ns != 4.5 || !math.IsNaN(p.Spread) || !p.HeldOut || p.Outlier {
+		t.Errorf("point %+v", p)
+	}
 	for _, bad := range []string{
 		`{"format": "fkc-judge/2", "kernels": []}`,
 		`{"format": "something-else"}`,
 		`[1, 2]`,
 		`{"format": "fkc-judge/1", "kernels": [{"points": [[1, 2, 3]]}]}`,
 		`{"format": "fkc-judge/1", "kernels": [{"points": [[1,2,3,4,5,6,7,8,9]]}]}`,
+		`{"format": "fkc-judge/1", "kernels": [{"points": [[1,2,3,4,5,6,7,8,0,0]]}]}`,
+		`{"format": "fkc-judge/1", "kernels": [{"points": [[1,2,3,4,5,6,7,8,null]]}]}`,
+		`{"format": "fkc-judge/1", "kernels": [{"points": [[1,2,3,4,5,6,7,8,1.5]]}]}`,
+		`{"format": "fkc-judge/1", "kernels": [{"points": [[1,"2",3,4,5,6,7,8,0]]}]}`,
+		`{"format": "fkc-judge/1", "kernels": [{"points": [[1,[2],3,4,5,6,7,8,0]]}]}`,
+		`{"format": "fkc-judge/1", "kernels": [{"points": [[]]}]}`,
+		`{"format": "fkc-judge/1", "kernels": [{"points": [{"elems": 1}]}]}`,
+		`{"format": "fkc-judge/1", "kernels": [{"points": [[1,2,3,4,5,6,7,8,1e400]]}]}`,
 	} {
 		if _, err := Read(strings.NewReader(bad)); err == nil {
 			t.Errorf("%s: accepted", bad)
