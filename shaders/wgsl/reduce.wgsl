@@ -64,8 +64,14 @@ fn tree_sum(lid: u32, v: f32) -> f32 {
 
 // The best of the workgroup's 256 candidates, by the same four-step tree
 // (either combine is associative and commutative): (value bits, index)
-// pairs by `pick`, or with keyed set (key, index) pairs by `kbest`.
-fn tree_pick(lid: u32, c: vec2<u32>, keyed: bool) -> vec2<u32> {
+// pairs by `pick`, or with keyed set (key, index) pairs by `kbest`. It
+// returns the winner's value (or key), known uniform, and leaves its index
+// in tree_index: WGSL's uniformity analysis (Tint's, in browsers) tracks a
+// returned vector as one value, and callers branch on the value between
+// trees — a barrier after such a branch needs it uniform.
+var<private> tree_index: u32;
+
+fn tree_pick(lid: u32, c: vec2<u32>, keyed: bool) -> u32 {
     shv[lid] = c.x;
     shi[lid] = c.y;
     for (var q = W / 4u; q > 0u; q = q / 4u) {
@@ -83,8 +89,8 @@ fn tree_pick(lid: u32, c: vec2<u32>, keyed: bool) -> vec2<u32> {
             shi[lid] = a.y;
         }
     }
-    workgroupBarrier();
-    let best = vec2<u32>(shv[0], shi[0]);
+    let best = workgroupUniformLoad(&shv[0]);  // a barrier, then the load
+    tree_index = shi[0];
     workgroupBarrier();
     return best;
 }
@@ -188,7 +194,7 @@ fn level(@builtin(workgroup_id) wid: vec3<u32>,
     } else {
         let a = pick(pick4(seg, base, k0), pick4(seg, base, k0 + 4u * W));
         let b = pick(pick4(seg, base, k0 + 8u * W), pick4(seg, base, k0 + 12u * W));
-        let best = tree_pick(lid, pick(a, b), false);
+        let best = vec2<u32>(tree_pick(lid, pick(a, b), false), tree_index);
         if (lid == 0u) {
             if (P[7] == 1u) {
                 write_fused(seg, result_of(seg, 0.0, best));
@@ -455,7 +461,7 @@ fn fold_row(seg: u32, lid: u32) -> u32 {
                 }
             }
         }
-        let best = tree_pick(lid, vec2<u32>(mk, 0u), true).x;
+        let best = tree_pick(lid, vec2<u32>(mk, 0u), true);
         if (best == 0u) {
             return result_of(seg, 0.0, vec2<u32>(0u, NONE));
         }
@@ -480,9 +486,8 @@ fn fold_row(seg: u32, lid: u32) -> u32 {
             }
         }
     }
-    let best = tree_pick(lid, vec2<u32>(bk, bi), true);
-    let bestk = best.x;
-    let besti = best.y;
+    let bestk = tree_pick(lid, vec2<u32>(bk, bi), true);
+    let besti = tree_index;
     if (bestk == 0u) {
         return result_of(seg, 0.0, vec2<u32>(0u, NONE));
     }

@@ -10,6 +10,8 @@
 //                  → {kernel, provider, npy}   (rejects with Error("fkc: …"))
 //   await fkc.bench({op, backend, flags, inputs: {name: {shape, dtype, fill}}, reps})
 //                  → {kernel, median_ms, times_ms, bytes_moved, gb_per_s}
+//   await fkc.verify({backend, cases, seed})
+//                  → {passed, failed, skipped, lines}   (`fkc verify` in the tab)
 "use strict";
 
 (() => {
@@ -35,6 +37,10 @@
     async bench(req) {
       await ready;
       return JSON.parse(await callAsync("bench", JSON.stringify(req || {})));
+    },
+    async verify(req) {
+      await ready;
+      return JSON.parse(await callAsync("verify", JSON.stringify(req || {})));
     },
     gpu() { return Object.assign({}, gpu); },
   };
