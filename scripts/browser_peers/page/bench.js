@@ -389,6 +389,75 @@ async function traceCase(i, column, { reps = 2, shape = null } = {}) {
   return { case: c.name, column, reps, median_ms: median(t.times), times: t.times, wall_ms_per_call: +(wall / per).toFixed(2), per_call: trace.summary(tr.stats, per) };
 }
 
+// traceBrief condenses traceCase: the page's waits on the GPU process
+// (mapAsync + popErrorScope + onSubmittedWorkDone), bytes uploaded
+// (buffers mapped at creation + writeBuffer) and read back (mapAsync),
+// dispatches, and the time in TypedArray.set (Go heap ↔ JS copies, or a
+// peer's own copies).
+async function traceBrief(i, column, opts) {
+  const r = await traceCase(i, column, opts);
+  const p = r.per_call, g = (k, f) => (p[k] ? p[k][f] : 0);
+  const sets = Object.entries(p).filter(([k]) => k.startsWith("TypedArray.set"));
+  return {
+    case: r.case, column, median_ms: +r.median_ms.toFixed(1), wall_ms_per_call: r.wall_ms_per_call,
+    gpu_wait_ms: +(g("GPUBuffer.mapAsync", "ms") + g("GPUDevice.popErrorScope", "ms") + g("GPUQueue.onSubmittedWorkDone", "ms")).toFixed(1),
+    of_which_popErrorScope_ms: g("GPUDevice.popErrorScope", "ms"),
+    upload_MB: +(g("GPUDevice.createBuffer", "MB") + g("GPUQueue.writeBuffer", "MB")).toFixed(1),
+    readback_MB: g("GPUBuffer.mapAsync", "MB"),
+    dispatches: g("GPUComputePassEncoder.dispatchWorkgroups", "calls"),
+    buffers_created: g("GPUDevice.createBuffer", "calls"),
+    typedarray_set_ms: +sets.reduce((a, [, v]) => a + v.ms, 0).toFixed(1),
+    typedarray_set_MB: +sets.reduce((a, [, v]) => a + v.MB, 0).toFixed(1),
+  };
+}
+
+// transferFloor times, with raw WebGPU on this page's own device and no
+// compute pass, the host↔GPU traffic of one call in two patterns:
+//   "fkc":  what kernels/gpu does in the browser — every buffer created
+//           mappedAtCreation and filled (inputs, and the output at its full
+//           size), a pushed/popped pair of error scopes around the submit,
+//           a copy to a staging buffer, mapAsync, getMappedRange copied out;
+//   "tfjs": queue.writeBuffer of the inputs into buffers, the output copied to
+//           a staging buffer, mapAsync, getMappedRange copied out.
+// in_MB / out_MB are what a case moves; the result is the median of reps.
+async function transferFloor({ in_MB = 25.2, out_MB = 25.6, pattern = "fkc", reps = 3 } = {}) {
+  const dev = await (await navigator.gpu.requestAdapter()).requestDevice({ requiredLimits: { maxBufferSize: 1 << 30, maxStorageBufferBindingSize: 1 << 30 } });
+  const inBytes = Math.round(in_MB * 1e6 / 16) * 16, outBytes = Math.round(out_MB * 1e6 / 16) * 16;
+  const src = new Uint8Array(inBytes).fill(7), host = new Uint8Array(outBytes);
+  const U = GPUBufferUsage;
+  const once = async () => {
+    const t0 = performance.now();
+    let inBuf, outBuf;
+    if (pattern === "fkc") {
+      dev.pushErrorScope("out-of-memory"); dev.pushErrorScope("validation");
+      inBuf = dev.createBuffer({ size: inBytes, usage: U.STORAGE | U.COPY_DST, mappedAtCreation: true });
+      new Uint8Array(inBuf.getMappedRange()).set(src); inBuf.unmap();
+      outBuf = dev.createBuffer({ size: outBytes, usage: U.STORAGE | U.COPY_SRC | U.COPY_DST, mappedAtCreation: true });
+      new Uint8Array(outBuf.getMappedRange()).set(host); outBuf.unmap();
+    } else {
+      inBuf = dev.createBuffer({ size: inBytes, usage: U.STORAGE | U.COPY_DST });
+      dev.queue.writeBuffer(inBuf, 0, src);
+      outBuf = dev.createBuffer({ size: outBytes, usage: U.STORAGE | U.COPY_SRC });
+    }
+    const stage = dev.createBuffer({ size: outBytes, usage: U.MAP_READ | U.COPY_DST });
+    const enc = dev.createCommandEncoder();
+    enc.copyBufferToBuffer(outBuf, 0, stage, 0, outBytes);
+    dev.queue.submit([enc.finish()]);
+    if (pattern === "fkc") { await dev.popErrorScope(); await dev.popErrorScope(); }
+    await stage.mapAsync(GPUMapMode.READ);
+    host.set(new Uint8Array(stage.getMappedRange()));
+    stage.unmap();
+    const dt = performance.now() - t0;
+    inBuf.destroy(); outBuf.destroy(); stage.destroy();
+    return dt;
+  };
+  await once();
+  const times = [];
+  for (let i = 0; i < reps; i++) times.push(await once());
+  dev.destroy();
+  return { pattern, in_MB, out_MB, median_ms: +median(times).toFixed(1), times: times.map((t) => +t.toFixed(1)) };
+}
+
 // ---------- start-up ----------
 
 async function setup() {
@@ -428,6 +497,8 @@ window.peers = {
   CASES, COLUMNS, ready,
   async runCase(i, opts) { await ready; return runCase(i, opts); },
   async traceCase(i, column, opts) { await ready; return traceCase(i, column, opts); },
+  async traceBrief(i, column, opts) { await ready; return traceBrief(i, column, opts); },
+  async transferFloor(opts) { await ready; return transferFloor(opts); },
   fkc,
   async env() { const e = await ready; e.ort.wasm_threads = ortW.env.wasm.numThreads; e.ort.webgpu_threads = ortG.env.wasm.numThreads; return e; },
 };
