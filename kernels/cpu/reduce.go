@@ -342,7 +342,7 @@ func foldDimRef[T float](k foldKind, x, out []T, shape []int, dim int, rnd func(
 // and independent of how many workers share the slots.
 //
 // With inner == 1 (the axis is contiguous) each slot is one row: sums add
-// 16 rows side by side (sumRows16F32: the vectors' lanes are rows, each
+// 8 rows side by side (sumRows8F32: the vectors' lanes are rows, each
 // still added left to right), extrema run the lane primitives and fold the
 // lanes back into the oracle's answer (extremeRow). With inner > 1 whole
 // rows of slots are added elementwise.
@@ -373,15 +373,15 @@ func foldRows[T float](k foldKind, x, out []T, n int, rnd func(T) T) {
 	if is32[T]() && k == foldSum && rnd == nil && n >= 8 {
 		x32, out32 := as[float32](x), as[float32](out)
 		cols := n &^ 7
-		for ; o+16 <= len(out); o += 16 {
-			var acc [16]float32 // +0: the identity
-			sumRows16F32(x32[o*n:], n, cols, &acc)
+		for ; o+8 <= len(out); o += 8 {
+			var acc [8]float32 // +0: the identity
+			sumRows8F32(x32[o*n:], n, cols, &acc)
 			for r := range acc {
 				for _, v := range x32[(o+r)*n+cols : (o+r+1)*n] {
 					acc[r] += v
 				}
 			}
-			copy(out32[o:o+16], acc[:])
+			copy(out32[o:o+8], acc[:])
 		}
 	}
 	for ; o < len(out); o++ {

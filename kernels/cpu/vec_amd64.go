@@ -40,7 +40,7 @@ func extremeLanesF64AVX2(x []float64, acc *[lanes]float64, max bool)
 func argLanesF32AVX2(x []float32, best *[lanes]float32, blk *[lanes]int32, max bool)
 
 //go:noescape
-func sumRows16F32AVX2(x []float32, stride, cols int, acc *[16]float32)
+func sumRows8F32AVX2(x []float32, stride, cols int, acc *[8]float32)
 
 //go:noescape
 func addF32AVX2(dst, src []float32)
@@ -147,18 +147,18 @@ func argLanesF32(x []float32, best *[lanes]float32, blk *[lanes]int32, max bool)
 	argLanesF32Go(x, best, blk, max)
 }
 
-// sumRows16F32 is sumRows8F32Go over rows 0..7 and 8..15.
-func sumRows16F32(x []float32, stride, cols int, acc *[16]float32) {
+// sumRows8F32 is sumRows8F32Go: rows 0..7 of x (stride apart), each added
+// left to right over its first cols elements (a multiple of 8) into acc.
+func sumRows8F32(x []float32, stride, cols int, acc *[8]float32) {
 	if cols == 0 {
 		return
 	}
-	_ = x[15*stride+cols-1] // the assembly reads up to here
+	_ = x[7*stride+cols-1] // the assembly reads up to here
 	if useAVX2 {
-		sumRows16F32AVX2(x, stride, cols, acc)
+		sumRows8F32AVX2(x, stride, cols, acc)
 		return
 	}
-	sumRows8F32Go(x, stride, cols, (*[8]float32)(acc[:8]))
-	sumRows8F32Go(x[8*stride:], stride, cols, (*[8]float32)(acc[8:]))
+	sumRows8F32Go(x, stride, cols, acc)
 }
 
 // elementwise runs the assembly over the largest multiple of block

@@ -307,22 +307,25 @@ argdone:
 	VPERM2F128 $0x31, Y7, Y3, Y11; \
 	VADDPS Y11, ACC, ACC
 
-// LOAD8ROWS loads 8 floats from each of the rows at P, P+BX, P+2BX,
-// P+3BX (R8 = 3BX) and Q, Q+BX, Q+2BX, Q+3BX.
-#define LOAD8ROWS(P, Q) \
-	VMOVUPS (P), Y0; \
-	VMOVUPS (P)(BX*1), Y1; \
-	VMOVUPS (P)(BX*2), Y2; \
-	VMOVUPS (P)(R8*1), Y3; \
-	VMOVUPS (Q), Y4; \
-	VMOVUPS (Q)(BX*1), Y5; \
-	VMOVUPS (Q)(BX*2), Y6; \
-	VMOVUPS (Q)(R8*1), Y7
+// LOAD8ROWS loads 8 floats at byte offset OFF from each of the rows at P,
+// P+BX, P+2BX, P+3BX (R8 = 3BX) and Q, Q+BX, Q+2BX, Q+3BX.
+#define LOAD8ROWS(OFF, P, Q) \
+	VMOVUPS OFF(P), Y0; \
+	VMOVUPS OFF(P)(BX*1), Y1; \
+	VMOVUPS OFF(P)(BX*2), Y2; \
+	VMOVUPS OFF(P)(R8*1), Y3; \
+	VMOVUPS OFF(Q), Y4; \
+	VMOVUPS OFF(Q)(BX*1), Y5; \
+	VMOVUPS OFF(Q)(BX*2), Y6; \
+	VMOVUPS OFF(Q)(R8*1), Y7
 
-// func sumRows16F32AVX2(x []float32, stride, cols int, acc *[16]float32)
-// Two groups of 8 rows, two independent add chains (Y14, Y15), so one
-// group's additions overlap the other's.
-TEXT ·sumRows16F32AVX2(SB), NOSPLIT, $0-48
+// func sumRows8F32AVX2(x []float32, stride, cols int, acc *[8]float32)
+// One add chain (Y14) over 8 rows, 16 columns a round, so each row's cache
+// line is used whole as soon as it is loaded, and each row's line 2 KiB
+// ahead is prefetched. On the 2-core EPYC VM, sum_dim of [4096, 4096]:
+// 8 rows with prefetch 1.15 ms, 16 rows (two chains) with prefetch 1.30,
+// 16 rows without 1.43, against a 1.0 ms streaming read (side by side).
+TEXT ·sumRows8F32AVX2(SB), NOSPLIT, $0-48
 	MOVQ x_base+0(FP), SI
 	MOVQ stride+24(FP), BX
 	MOVQ cols+32(FP), CX
@@ -330,26 +333,34 @@ TEXT ·sumRows16F32AVX2(SB), NOSPLIT, $0-48
 	SHLQ $2, BX          // row stride in bytes
 	LEAQ (BX)(BX*2), R8  // 3 rows
 	LEAQ (SI)(BX*4), R9  // row 4
-	LEAQ (R9)(BX*4), R10 // row 8
-	LEAQ (R10)(BX*4), R11 // row 12
 	VMOVUPS (DI), Y14
-	VMOVUPS 32(DI), Y15
-	SHRQ $3, CX
-	JZ rowsdone
+	MOVQ CX, DX
+	SHRQ $4, CX          // rounds of 16 columns
+	JZ rowstail
 rowsloop:
-	LOAD8ROWS(SI, R9)
+	PREFETCHT0 2048(SI)
+	PREFETCHT0 2048(SI)(BX*1)
+	PREFETCHT0 2048(SI)(BX*2)
+	PREFETCHT0 2048(SI)(R8*1)
+	PREFETCHT0 2048(R9)
+	PREFETCHT0 2048(R9)(BX*1)
+	PREFETCHT0 2048(R9)(BX*2)
+	PREFETCHT0 2048(R9)(R8*1)
+	LOAD8ROWS(0, SI, R9)
 	TRANSPOSE8ADD(Y14)
-	LOAD8ROWS(R10, R11)
-	TRANSPOSE8ADD(Y15)
-	ADDQ $32, SI
-	ADDQ $32, R9
-	ADDQ $32, R10
-	ADDQ $32, R11
+	LOAD8ROWS(32, SI, R9)
+	TRANSPOSE8ADD(Y14)
+	ADDQ $64, SI
+	ADDQ $64, R9
 	DECQ CX
 	JNZ rowsloop
+rowstail:
+	TESTQ $8, DX         // 8 columns left (cols is a multiple of 8)
+	JZ rowsdone
+	LOAD8ROWS(0, SI, R9)
+	TRANSPOSE8ADD(Y14)
 rowsdone:
 	VMOVUPS Y14, (DI)
-	VMOVUPS Y15, 32(DI)
 	VZEROUPPER
 	RET
 
@@ -587,3 +598,4 @@ extdone:
 	VMOVSS X0, ret+32(FP)
 	VZEROUPPER
 	RET
+

@@ -17,13 +17,7 @@ func argLanesF32(x []float32, best *[lanes]float32, blk *[lanes]int32, max bool)
 	argLanesF32Go(x, best, blk, max)
 }
 
-func sumRows16F32(x []float32, stride, cols int, acc *[16]float32) {
-	if cols == 0 {
-		return
-	}
-	sumRows8F32Go(x, stride, cols, (*[8]float32)(acc[:8]))
-	sumRows8F32Go(x[8*stride:], stride, cols, (*[8]float32)(acc[8:]))
-}
+func sumRows8F32(x []float32, stride, cols int, acc *[8]float32) { sumRows8F32Go(x, stride, cols, acc) }
 
 func addF32(dst, src []float32)              { addGo(dst, src) }
 func addF64(dst, src []float64)              { addGo(dst, src) }
