@@ -166,6 +166,10 @@ func TestArgHandWorked(t *testing.T) {
 		{"later NaN skipped", true, []float64{5, nan, 7}, 2},
 		{"signed zero tie", true, []float64{negZero, 0}, 0},
 		{"-inf", true, []float64{ninf, ninf}, 0},
+		{"-inf, then NaN", true, []float64{ninf, nan, ninf}, 0},
+		{"+inf min", false, []float64{inf, nan, inf}, 0},
+		{"first of the zeros", true, []float64{-1, negZero, 0, negZero}, 1},
+		{"min: first of the zeros", false, []float64{1, 0, negZero}, 1},
 		{"n=1", true, []float64{4}, 0},
 	}
 	for _, c := range cases {
@@ -198,7 +202,7 @@ func testReduceDimFastMatchesRef(t *testing.T) {
 		dt := floatDTypes[rng.Intn(4)]
 		shape := randShape(rng, 1+rng.Intn(4), 9)
 		switch rng.Intn(4) {
-		case 0: // around the 16-row blocks and the 8-column vectors
+		case 0: // around the 8-row blocks and the 8-column vectors
 			shape[rng.Intn(len(shape))] = 8*rng.Intn(5) + rng.Intn(2)
 		case 1: // rows long enough for the 32-lane primitives
 			shape[rng.Intn(len(shape))] = 32*rng.Intn(3) + rng.Intn(40)
