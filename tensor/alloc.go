@@ -8,7 +8,8 @@ import "unsafe"
 // Go zeroes a reused span with one thread before make returns. The Linux
 // build therefore asks for transparent huge pages on large buffers and
 // lets kernel outputs, which overwrite every byte, skip the zeroing
-// (alloc_linux.go); other platforms, the browser included, use make.
+// (alloc_linux.go, alloc_raw.go); the browser skips the zeroing too
+// (alloc_js.go); other platforms use make.
 
 // hugeMin is the size from which a buffer can hold a whole 2 MiB huge page.
 const hugeMin = 2 << 20

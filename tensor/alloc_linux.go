@@ -17,26 +17,16 @@ func alignedBytes(n int) []byte {
 	return b
 }
 
-// uninitBytes returns n bytes with unspecified contents. A large buffer
-// comes from the Go heap without the zeroing pass (mallocgc with needzero
-// false, as a noscan object: the GC owns it, so a view that outlives its
-// *Tensor keeps it alive like any slice), then is advised onto huge pages.
+// uninitBytes returns n bytes with unspecified contents: a large buffer
+// skips the zeroing pass (rawBytes) and is advised onto huge pages.
 func uninitBytes(n int) []byte {
 	if n < hugeMin {
 		return makeBytes(n)
 	}
-	b := unsafe.Slice((*byte)(mallocgc(uintptr(n), nil, false)), n)
+	b := rawBytes(n)
 	adviseHuge(b)
 	return b
 }
-
-// mallocgc is the runtime's allocator. It is one of the runtime symbols
-// that stay linkable from outside ("//go:linkname mallocgc" in
-// runtime/malloc.go keeps it for the packages that use it); with typ nil
-// the object holds no pointers, and needzero false skips the clear.
-//
-//go:linkname mallocgc runtime.mallocgc
-func mallocgc(size uintptr, typ unsafe.Pointer, needzero bool) unsafe.Pointer
 
 const madvHugepage = 14 // MADV_HUGEPAGE, the same on every Linux architecture
 
