@@ -5,8 +5,10 @@ package gpu
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"syscall/js"
 	"time"
+	"unsafe"
 
 	"github.com/cogentcore/webgpu/jsx"
 	"github.com/cogentcore/webgpu/wgpu"
@@ -182,30 +184,86 @@ func (platform) readBack(d *Device, j *job) (err error) {
 	return nil
 }
 
-// fill creates a buffer holding the regions (zero elsewhere). In the
-// browser the whole content is copied into the buffer mapped at creation
-// (CreateBufferInit copies with js.CopyBytesToJS). Queue.WriteBuffer is
-// avoided here: the binding hands WebGPU a view of the wasm memory
-// (jsx.BytesToJS), which a heap growth between making the view and the call
-// detaches — WebGPU then sees an empty array ("Number of bytes to write is
-// too large"). No pooling in the browser (Device.poolCap is 0).
+// fill creates a buffer holding the regions (zero elsewhere: WebGPU
+// buffers start zeroed). Two ways, by how much of the buffer the regions
+// cover:
+//
+//   - An input (regions covering most of it) is copied into the buffer
+//     mapped at creation (CreateBufferInit copies with js.CopyBytesToJS);
+//     a single region at offset 0 goes straight from its Go bytes.
+//   - An output, whose regions are its guard words and tail (a few hundred
+//     bytes of a buffer of any size), is a plain buffer, and each region is
+//     written by queue.writeBuffer from a copy in a JS-owned array. Mapping
+//     the whole buffer instead uploaded its full size (25.6 MB for a pad's
+//     output, to set 128 bytes).
+//
+// The binding's own Queue.WriteBuffer is avoided: it hands WebGPU a view of
+// the wasm memory (jsx.BytesToJS), which a heap growth between making the
+// view and the call detaches — WebGPU then sees an empty array ("Number of
+// bytes to write is too large"). No pooling in the browser (Device.poolCap
+// is 0).
 func (j *job) fill(what string, size uint64, usage wgpu.BufferUsage, zero bool, regions []region) (*buffer, error) {
 	label := j.op + ":" + what
+	kept := usage
+	usage |= wgpu.BufferUsageCopyDst
+	covered, whole := uint64(0), true
+	for _, r := range regions {
+		covered += uint64(len(r.data))
+		whole = whole && r.offset%4 == 0 && len(r.data)%4 == 0
+	}
 	var wb *wgpu.Buffer
 	var err error
-	if len(regions) == 0 {
-		wb, err = j.d.dev.CreateBuffer(&wgpu.BufferDescriptor{Label: label, Size: size, Usage: usage | wgpu.BufferUsageCopyDst})
-	} else {
+	switch {
+	case len(regions) == 0 || 2*covered < size && whole && jsLayoutOK:
+		wb, err = j.d.dev.CreateBuffer(&wgpu.BufferDescriptor{Label: label, Size: size, Usage: usage})
+		if err == nil {
+			err = writeRegions(j.d.queue, wb, regions)
+		}
+	case len(regions) == 1 && regions[0].offset == 0 && (uint64(len(regions[0].data))+3)&^3 == size:
+		wb, err = j.d.dev.CreateBufferInit(&wgpu.BufferInitDescriptor{Label: label, Contents: regions[0].data, Usage: usage})
+	default:
 		content := make([]byte, size)
 		for _, r := range regions {
 			copy(content[r.offset:], r.data)
 		}
-		wb, err = j.d.dev.CreateBufferInit(&wgpu.BufferInitDescriptor{Label: label, Contents: content, Usage: usage | wgpu.BufferUsageCopyDst})
+		wb, err = j.d.dev.CreateBufferInit(&wgpu.BufferInitDescriptor{Label: label, Contents: content, Usage: usage})
 	}
 	if err != nil {
 		return nil, err
 	}
-	b := &buffer{b: wb, size: size, capacity: size, usage: usage}
+	b := &buffer{b: wb, size: size, capacity: size, usage: kept}
 	j.bufs = append(j.bufs, b)
 	return b, nil
+}
+
+// writeRegions queues a write of each region into b, each from its own
+// JS-owned copy (writeBuffer takes whole words).
+func writeRegions(q *wgpu.Queue, b *wgpu.Buffer, regions []region) error {
+	qjs, bjs := jsValueOf(q), jsValueOf(b)
+	for _, r := range regions {
+		if len(r.data) == 0 {
+			continue
+		}
+		if r.offset%4 != 0 || len(r.data)%4 != 0 {
+			return fmt.Errorf("internal: a sparse buffer region at %d of %d bytes is not whole words", r.offset, len(r.data))
+		}
+		a := js.Global().Get("Uint8Array").New(len(r.data))
+		js.CopyBytesToJS(a, r.data)
+		qjs.Call("writeBuffer", bjs, r.offset, a)
+	}
+	return nil
+}
+
+// jsValueOf is the GPU object behind a binding value. cogentcore/webgpu
+// v0.23.0's JS Buffer and Queue are structs of one field, their js.Value,
+// and export no way to reach it; jsLayoutOK checks that layout once, and
+// fill keeps to the binding's own calls if it ever changes.
+func jsValueOf[T wgpu.Buffer | wgpu.Queue](p *T) js.Value {
+	return *(*js.Value)(unsafe.Pointer(p))
+}
+
+var jsLayoutOK = oneJSValue(reflect.TypeOf(wgpu.Buffer{})) && oneJSValue(reflect.TypeOf(wgpu.Queue{}))
+
+func oneJSValue(t reflect.Type) bool {
+	return t.Kind() == reflect.Struct && t.NumField() == 1 && t.Field(0).Type == reflect.TypeOf(js.Value{}) && t.Size() == reflect.TypeOf(js.Value{}).Size()
 }
