@@ -78,6 +78,21 @@ var runCases = []runCase{
 	{"argmax", "argmax", []string{"--dim", "1"}, func(t *testing.T) map[string]*tensor.Tensor {
 		return map[string]*tensor.Tensor{"x": tensorOf(t, tensor.F32, []int{3, 5}, 3, 7, 7, 1, -5, 9, 2, -6, 9)}
 	}},
+	// Shapes that take other kernels than the small ones: on SwiftShader
+	// (threadsOverTrees) a thread per row for 1,024 rows and more, and a
+	// gather by element instead of staged rows.
+	{"sum/dim-many-rows", "sum", []string{"--dim", "1"}, func(t *testing.T) map[string]*tensor.Tensor {
+		return map[string]*tensor.Tensor{"x": tensorOf(t, tensor.F32, []int{1100, 37})}
+	}},
+	{"max/dim-many-rows-F16", "max", []string{"--dim", "1"}, func(t *testing.T) map[string]*tensor.Tensor {
+		return map[string]*tensor.Tensor{"x": tensorOf(t, tensor.F16, []int{1031, 40}, 3, -1, 4, 1, -5, 9, 2, -6, 0, 11, 7)}
+	}},
+	{"argmax/many-rows", "argmax", []string{"--dim", "1"}, func(t *testing.T) map[string]*tensor.Tensor {
+		return map[string]*tensor.Tensor{"x": tensorOf(t, tensor.F32, []int{1100, 37}, 3, 7, 7, 1, -5, 9, 2, -6, 9)}
+	}},
+	{"gather/rows", "gather", []string{"--dim", "1"}, func(t *testing.T) map[string]*tensor.Tensor {
+		return map[string]*tensor.Tensor{"data": tensorOf(t, tensor.F32, []int{128, 300}), "indices": tensorOf(t, tensor.U32, []int{128, 300}, 299, 0, 17, 150, 3)}
+	}},
 	{"gather", "gather", []string{"--dim", "1"}, func(t *testing.T) map[string]*tensor.Tensor {
 		return map[string]*tensor.Tensor{"data": tensorOf(t, tensor.F32, []int{3, 4}), "indices": tensorOf(t, tensor.U32, []int{3, 2}, 3, 0, 1, 1, 2, 0)}
 	}},

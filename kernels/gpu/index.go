@@ -116,7 +116,7 @@ func (d *Device) runIndex(c *indexCall) (*tensor.Tensor, error) {
 	// workgroup memory (index.wgsl gather_rows), given enough rows to
 	// fill the device and a row loop within the budget.
 	entry, rows := c.entry, 0
-	if I, J, ok := c.fast(); ok && c.entry == "gather" && I == 1 && J > 0 {
+	if I, J, ok := c.fast(); ok && c.entry == "gather" && I == 1 && J > 0 && !d.threadsOverTrees() {
 		if (eb == 4 || (eb == 2 && c.bound%2 == 0 && J%2 == 0)) && c.bound*eb <= 16<<10 && n/J >= 64 && 6*J/wgSize+64 <= loopBudget {
 			entry, rows = "gather_rows", n/J
 		}

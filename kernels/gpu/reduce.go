@@ -255,6 +255,10 @@ func (r *reduction) rows() bool {
 	return K > seqMax && K%r.unit() == 0 && K <= 16*wgSize*r.unit() && tensor.NumElems(r.outShape) >= rowsMinSegs
 }
 
+// seqSegsEmulated: on an adapter where threads beat trees, from this many
+// segments (four workgroups' worth) each is folded by one thread.
+const seqSegsEmulated = 4 * wgSize
+
 // rowsMinSegs: below this many segments the tree levels spread the work
 // over more workgroups than `rows` would.
 const rowsMinSegs = 32
@@ -334,7 +338,7 @@ func (d *Device) reduce(r *reduction) (*tensor.Tensor, error) {
 	// `rows` (one workgroup per output word, contiguous segments).
 	entry, groups := "", uint64(0)
 	switch {
-	case K <= seqMax:
+	case K <= seqMax || d.threadsOverTrees() && nseg >= seqSegsEmulated:
 		entry, groups = "seq", groupsFor(outWords)
 	case r.rows():
 		entry, groups = "rows", outWords
