@@ -93,6 +93,13 @@ var runCases = []runCase{
 	{"gather/rows", "gather", []string{"--dim", "1"}, func(t *testing.T) map[string]*tensor.Tensor {
 		return map[string]*tensor.Tensor{"data": tensorOf(t, tensor.F32, []int{128, 300}), "indices": tensorOf(t, tensor.U32, []int{128, 300}, 299, 0, 17, 150, 3)}
 	}},
+	{"scatter_add/rows", "scatter_add", []string{"--dim", "1"}, func(t *testing.T) map[string]*tensor.Tensor {
+		return map[string]*tensor.Tensor{
+			"base":    tensorOf(t, tensor.F32, []int{128, 300}, 1, -2),
+			"indices": tensorOf(t, tensor.U32, []int{128, 300}, 299, 0, 17, 17, 150, 3, 0),
+			"src":     tensorOf(t, tensor.F32, []int{128, 300}),
+		}
+	}},
 	{"gather", "gather", []string{"--dim", "1"}, func(t *testing.T) map[string]*tensor.Tensor {
 		return map[string]*tensor.Tensor{"data": tensorOf(t, tensor.F32, []int{3, 4}), "indices": tensorOf(t, tensor.U32, []int{3, 2}, 3, 0, 1, 1, 2, 0)}
 	}},

@@ -205,12 +205,13 @@ func (d *Device) softwareAdapter() bool { return strings.EqualFold(d.info.Adapte
 // threadsOverTrees reports an adapter that runs a workgroup as SIMD lanes of
 // a few host cores — the browser's SwiftShader — where workgroup memory and
 // barriers buy nothing and cost their emulation: there a row is folded by
-// one thread (`seq`) rather than by a workgroup tree (`rows`), and gather
-// reads data per element rather than staging rows (`gather_rows`). In
-// headless Chromium, side by side: sum / max / argmax along dim 1 of
-// [4096, 4096] 1808 / 2725 / 1950 ms -> 678 / 891 / 943; gather dim 1
-// 10956 -> 2974 (with upload and readback). lavapipe keeps the GPU
-// choices, which its tests cover.
+// one thread (`seq`) rather than by a workgroup tree (`rows`), gather reads
+// data per element rather than staging rows (`gather_rows`), and
+// scatter_add takes the bucket table rather than bidding rounds
+// (`scatter_add_rows`). In headless Chromium, with upload and readback,
+// along dim 1 of [4096, 4096]: sum / max / argmax 1808 / 2725 / 1950 ms ->
+// 678 / 891 / 943; gather 10956 -> 2974; scatter_add 27683 -> 6757.
+// lavapipe keeps the GPU choices, which its tests cover.
 func (d *Device) threadsOverTrees() bool { return strings.EqualFold(d.info.Architecture, "swiftshader") }
 
 // Info describes the adapter.

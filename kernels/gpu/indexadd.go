@@ -104,7 +104,7 @@ func (d *Device) runAdd(c *indexCall) (*tensor.Tensor, error) {
 	// Along the last axis with enough rows: one workgroup per row.
 	entry, rows := c.entry, 0
 	switch {
-	case scatter && sct > 0 && c.scatterRows() && n/c.bound >= 64:
+	case scatter && sct > 0 && c.scatterRows() && n/c.bound >= 64 && !d.threadsOverTrees():
 		entry, rows = "scatter_add_rows", n/c.bound
 	case !scatter:
 		if I, J, ok := c.fast(); ok && I == 1 && J > 0 && c.indexAddRows(k, J) && n/J >= 64 {
