@@ -434,6 +434,18 @@ async function transferFloor({ in_MB = 25.2, out_MB = 25.6, pattern = "fkc", rep
       new Uint8Array(inBuf.getMappedRange()).set(src); inBuf.unmap();
       outBuf = dev.createBuffer({ size: outBytes, usage: U.STORAGE | U.COPY_SRC | U.COPY_DST, mappedAtCreation: true });
       new Uint8Array(outBuf.getMappedRange()).set(host); outBuf.unmap();
+    } else if (pattern === "mapped-in" || pattern === "write-in") {
+      // fkc since its sparse outputs: error scopes, the input mapped at
+      // creation (or written), a plain output.
+      dev.pushErrorScope("out-of-memory"); dev.pushErrorScope("validation");
+      if (pattern === "mapped-in") {
+        inBuf = dev.createBuffer({ size: inBytes, usage: U.STORAGE | U.COPY_DST, mappedAtCreation: true });
+        new Uint8Array(inBuf.getMappedRange()).set(src); inBuf.unmap();
+      } else {
+        inBuf = dev.createBuffer({ size: inBytes, usage: U.STORAGE | U.COPY_DST });
+        dev.queue.writeBuffer(inBuf, 0, src.slice());
+      }
+      outBuf = dev.createBuffer({ size: outBytes, usage: U.STORAGE | U.COPY_SRC });
     } else {
       inBuf = dev.createBuffer({ size: inBytes, usage: U.STORAGE | U.COPY_DST });
       dev.queue.writeBuffer(inBuf, 0, src);
@@ -443,7 +455,7 @@ async function transferFloor({ in_MB = 25.2, out_MB = 25.6, pattern = "fkc", rep
     const enc = dev.createCommandEncoder();
     enc.copyBufferToBuffer(outBuf, 0, stage, 0, outBytes);
     dev.queue.submit([enc.finish()]);
-    if (pattern === "fkc") { await dev.popErrorScope(); await dev.popErrorScope(); }
+    if (pattern !== "tfjs") { await dev.popErrorScope(); await dev.popErrorScope(); }
     await stage.mapAsync(GPUMapMode.READ);
     host.set(new Uint8Array(stage.getMappedRange()));
     stage.unmap();
