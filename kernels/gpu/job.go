@@ -65,6 +65,9 @@ type outBuf struct {
 	// device runs, then receives the payload; ready closes once allocated.
 	result *tensor.Tensor
 	ready  chan struct{}
+	// mapping: the staging buffer's map request, made right after the
+	// submit where the platform does so (the browser's promise).
+	mapping any
 }
 
 // begin starts a kernel call. Call with d.mu held.
@@ -418,6 +421,7 @@ func (j *job) run() error {
 			}(o)
 		}
 	}
+	d.plat.startMaps(j)
 	if err := d.plat.popScopes(d); err != nil {
 		return fmt.Errorf("gpu: %s: %v", j.op, err)
 	}
