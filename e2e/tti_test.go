@@ -22,7 +22,9 @@ func TestTimeToInteractive(t *testing.T) {
 		c := tab(t, ctx)
 		open(t, c, "#/")
 		tti = append(tti, eval[float64](t, c, `fkc.timing.interactiveMs`))
-		t.Logf("load: %v", eval[map[string]float64](t, c, `fkc.timing`))
+		t.Logf("load: %v; app.wasm fetched %v", eval[map[string]float64](t, c, `fkc.timing`),
+			eval[map[string]float64](t, c, `(() => { const r = performance.getEntriesByType("resource").find(e => e.name.endsWith("/app.wasm")); const nav = performance.getEntriesByType("navigation")[0];
+				return r ? {domContentLoaded: nav.domContentLoadedEventEnd, fetchStart: r.fetchStart, responseStart: r.responseStart, responseEnd: r.responseEnd, bytes: r.encodedBodySize} : {}; })()`))
 		// A kernel page, from a click on the catalog.
 		kernel = append(kernel, eval[float64](t, c, `new Promise(r => {
 			const t0 = performance.now();

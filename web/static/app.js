@@ -16,6 +16,11 @@
 
 (() => {
   const t0 = performance.now();
+  // The WebAssembly is fetched and compiled from the moment this script runs
+  // (it loads async, early in the head), not once the page is parsed: the
+  // compile, not the download, is most of the time to interactive.
+  const compiled = WebAssembly.compileStreaming(fetch("app.wasm"))
+    .catch(() => fetch("app.wasm").then((r) => r.arrayBuffer()).then((b) => WebAssembly.compile(b))); // wrong MIME type or no streaming
   let go = null; // the Go bridge (globalThis.__fkcGo)
   let readyResolve, readyReject;
   const ready = new Promise((res, rej) => { readyResolve = res; readyReject = rej; });
@@ -86,13 +91,8 @@
     if (location.hash && location.hash !== "#/") main.style.visibility = "hidden";
     try {
       const g = new Go();
-      let result;
-      try {
-        result = await WebAssembly.instantiateStreaming(fetch("app.wasm"), g.importObject);
-      } catch (e) { // wrong MIME type or no streaming: fall back to bytes
-        const bytes = await (await fetch("app.wasm")).arrayBuffer();
-        result = await WebAssembly.instantiate(bytes, g.importObject);
-      }
+      const result = { module: await compiled };
+      result.instance = await WebAssembly.instantiate(result.module, g.importObject);
       globalThis.wasm = result; // cogentcore/webgpu's JS binding reads wasm.instance.exports.mem
       tm.wasmLoadedMs = performance.now() - t0;
       g.run(result.instance).then(() => {
@@ -192,5 +192,6 @@
     if (to) { e.preventDefault(); c.tabIndex = -1; to.tabIndex = 0; to.focus(); }
   });
 
-  boot();
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", boot);
+  else boot();
 })();
