@@ -90,3 +90,22 @@ func TestScriptingAPIBench(t *testing.T) {
 	}
 	t.Logf("in this tab: pad reflect F32[3,512,512] %.2f ms (%.2f GB/s); gather [1024,1024] %.2f ms (%.2f GB/s)", r.MedianMs, r.GBps, g.MedianMs, g.GBps)
 }
+
+// A call whose tensors do not fit in the tab's WebAssembly memory is
+// refused with the numbers, and the page keeps working. Before, fkc.bench
+// of an index_add on three 2^27-element tensors stopped the Go program
+// ("fatal error: out of memory"), and every later call failed.
+func TestScriptingAPIOutOfMemory(t *testing.T) {
+	ctx := tab(t, nil)
+	open(t, ctx, "")
+	got := eval[string](t, ctx, `(async () => { try { await fkc.bench({op: "index_add", backend: "cpu", flags: ["--dim", "0"],
+		inputs: {base: {shape: [134217728], dtype: "F64", fill: 1}, indices: {shape: [134217728], dtype: "U32", fill: "indices:100"}, src: {shape: [134217728], dtype: "F64", fill: 1}}, reps: 1});
+		return "resolved"; } catch (e) { return e.message; } })()`)
+	if !strings.HasPrefix(got, "fkc: ") || !strings.Contains(got, "needs 1073741824 bytes") || !strings.Contains(got, "the tab's 3 GiB of WebAssembly memory") {
+		t.Errorf("three 1 GiB tensors: %q, want a refusal naming the tab's memory", got)
+	}
+	ok := eval[string](t, ctx, `fkc.bench({op: "sum", backend: "cpu", flags: [], inputs: {x: {shape: [16], dtype: "F32", fill: 1}}, reps: 1}).then(r => r.kernel, e => e.message)`)
+	if ok != "sum_all" {
+		t.Errorf("after the refusal a small bench gave %q", ok)
+	}
+}

@@ -2,6 +2,7 @@ package tensor
 
 import (
 	"errors"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -46,6 +47,9 @@ func TestCheckAlloc(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			if !c.known && c.want == "" && runtime.GOARCH == "wasm" {
+				t.Skip("a 16 GiB slice does not exist in wasm32's 4 GiB (the tab always knows its limit: memlimit_js.go)")
+			}
 			withHeadroom(t, c.avail, "RLIMIT_AS (ulimit -v)", c.known)
 			_, err := Alloc(c.dt, c.shape)
 			if c.want == "" {

@@ -89,7 +89,10 @@ func buildInput(rng *rand.Rand, in benchInput) (*tensor.Tensor, error) {
 	if n := tensor.NumElems(in.Shape); n > tabLimits.MaxElems {
 		return nil, fmt.Errorf("%s%v has %d elements; a tab holds at most %d per tensor", dt, in.Shape, n, tabLimits.MaxElems)
 	}
-	t := tensor.New(dt, in.Shape)
+	t, err := tensor.Alloc(dt, in.Shape)
+	if err != nil {
+		return nil, err
+	}
 	var num float64
 	var word string
 	switch {
