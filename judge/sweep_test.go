@@ -43,6 +43,11 @@ type fakeTimer struct {
 	overhead, gbps     float64
 	maxBuffer, maxHost float64
 	runs               int
+	// split > 0: calls moving that many bytes or more run on two threads
+	// (the caller's CPU time is half the run, the other thread's the
+	// other half); smaller ones on the caller alone, whose CPU time is
+	// half the wall time (as if preempted for the rest).
+	split float64
 }
 
 type fakeCeiling struct {
@@ -83,7 +88,14 @@ func (f *fakeTimer) time(b *registry.Binding, c *kernels.Call, k int) (timing, e
 	ns := f.overhead + bytes/f.gbps
 	f.clock.advance(float64(k) * ns)
 	f.runs += k
-	return timing{run: ns, wall: ns, clock: "fake"}, nil
+	tm := timing{run: ns, wall: ns, clock: "fake"}
+	if f.split > 0 {
+		tm.thread = ns / 2
+		if bytes >= f.split {
+			tm.others = ns / 2
+		}
+	}
+	return tm, nil
 }
 
 func fakeSweep(t *testing.T, opt Options) (*Sweep, *fakeTimer) {
@@ -163,6 +175,28 @@ func TestSweepPlanning(t *testing.T) {
 	}
 	if r.Device.Name != "AMD EPYC" && r.Device.Backend != "cpu" {
 		t.Errorf("device %+v", r.Device)
+	}
+}
+
+// A unit whose small sizes ran on one thread (timed by its CPU time) and
+// large ones on two (wall time) is re-timed by the wall clock throughout:
+// one line, one clock.
+func TestSweepOneClockPerUnit(t *testing.T) {
+	opt := Options{Backend: engine.CPU, Kernels: []string{"fuel-cpu-backend/pad"}, DType: tensor.F32,
+		Budget: 3 * time.Second, Device: fakeDevice{maxBuf: 2 << 20}, MaxBytes: 3 << 20}
+	s, ft := fakeSweep(t, opt)
+	ft.split = 64 << 10
+	for s.Step() {
+	}
+	for _, k := range s.Report().Kernels {
+		if k.Clock != "fake" || k.Fit == nil || !near(k.Fit.GBps, 10, 1e-3) || !near(k.Fit.OverheadNs, 1200, 1e-3) {
+			t.Errorf("%s: clock %q, fit %+v, flags %v", k.Variant, k.Clock, k.Fit, k.Flags)
+		}
+		for _, p := range k.Points {
+			if want := ft.overhead + p.Bytes/ft.gbps; !near(p.Ns, want, 1e-9) {
+				t.Errorf("%s: %v bytes timed %v ns, want the wall clock's %v", k.Variant, p.Bytes, p.Ns, want)
+			}
+		}
 	}
 }
 
