@@ -628,7 +628,7 @@ func (us *unitState) result() Kernel {
 	// small sizes came out cheaper than the line through the large ones
 	// allows, and a thread's CPU time for a kernel that split over two
 	// counted half its run (a U8 pad at 142% of the copy ceiling).
-	if len(us.clocks) > 1 && len(us.taken) == len(k.Points) {
+	if len(us.clocks) > 1 { // us.taken[i] are the samples of k.Points[i]
 		us.clocks = map[string]bool{}
 		for i, ts := range us.taken {
 			q := make([]float64, len(ts))

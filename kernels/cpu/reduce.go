@@ -640,8 +640,9 @@ func argRow[T float](x []T, max bool) int {
 		// Without the vectors (WASM, other machines): the extremum by
 		// extremeGo's four accumulators, then the first element equal to
 		// it (a zero equals either zero, and the first zero is the
-		// oracle's). Faster than one scan carrying an index: 25 ms against
-		// 44 for argmax of [4096, 4096] in Go's WASM under node.
+		// oracle's). Faster than one scan carrying an index: 18 ms against
+		// 44 for argmax of [4096, 4096] in Go's WASM under node. mv is an
+		// element of x or the seed, so this returns.
 		mv := extremeGo(x, max)
 		if mv == seed {
 			return 0 // nothing beats the seed: x[0] is kept

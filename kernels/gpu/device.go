@@ -212,7 +212,9 @@ func (d *Device) softwareAdapter() bool { return strings.EqualFold(d.info.Adapte
 // along dim 1 of [4096, 4096]: sum / max / argmax 1808 / 2725 / 1950 ms ->
 // 678 / 891 / 943; gather 10956 -> 2974; scatter_add 27683 -> 6757.
 // lavapipe keeps the GPU choices, which its tests cover.
-func (d *Device) threadsOverTrees() bool { return strings.EqualFold(d.info.Architecture, "swiftshader") }
+func (d *Device) threadsOverTrees() bool {
+	return strings.EqualFold(d.info.Architecture, "swiftshader")
+}
 
 // Info describes the adapter.
 func (d *Device) Info() AdapterInfo { return d.info }

@@ -245,7 +245,7 @@ func (j *job) fill(what string, size uint64, usage wgpu.BufferUsage, zero bool, 
 	case len(regions) == 0 || 2*covered < size && whole && jsLayoutOK:
 		wb, err = j.d.dev.CreateBuffer(&wgpu.BufferDescriptor{Label: label, Size: size, Usage: usage})
 		if err == nil {
-			err = writeRegions(j.d.queue, wb, regions)
+			writeRegions(j.d.queue, wb, regions)
 		}
 	case len(regions) == 1 && regions[0].offset == 0 && (uint64(len(regions[0].data))+3)&^3 == size:
 		wb, err = j.d.dev.CreateBufferInit(&wgpu.BufferInitDescriptor{Label: label, Contents: regions[0].data, Usage: usage})
@@ -265,21 +265,17 @@ func (j *job) fill(what string, size uint64, usage wgpu.BufferUsage, zero bool, 
 }
 
 // writeRegions queues a write of each region into b, each from its own
-// JS-owned copy (writeBuffer takes whole words).
-func writeRegions(q *wgpu.Queue, b *wgpu.Buffer, regions []region) error {
+// JS-owned copy (writeBuffer takes whole words: fill sends only those).
+func writeRegions(q *wgpu.Queue, b *wgpu.Buffer, regions []region) {
 	qjs, bjs := jsValueOf(q), jsValueOf(b)
 	for _, r := range regions {
 		if len(r.data) == 0 {
 			continue
 		}
-		if r.offset%4 != 0 || len(r.data)%4 != 0 {
-			return fmt.Errorf("internal: a sparse buffer region at %d of %d bytes is not whole words", r.offset, len(r.data))
-		}
 		a := js.Global().Get("Uint8Array").New(len(r.data))
 		js.CopyBytesToJS(a, r.data)
 		qjs.Call("writeBuffer", bjs, r.offset, a)
 	}
-	return nil
 }
 
 // jsValueOf is the GPU object behind a binding value. cogentcore/webgpu
