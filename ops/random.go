@@ -15,7 +15,13 @@ import (
 // sums of a few of them are exact and comparisons are meaningful.
 func RandTensor(rng *rand.Rand, dt tensor.DType, shape []int) *tensor.Tensor {
 	t := tensor.New(dt, shape)
-	n := t.NumElems()
+	FillRandom(rng, t)
+	return t
+}
+
+// FillRandom overwrites t with RandTensor's values.
+func FillRandom(rng *rand.Rand, t *tensor.Tensor) {
+	dt, n := t.DType, t.NumElems()
 	for i := 0; i < n; i++ {
 		switch {
 		case dt == tensor.BOOL:
@@ -28,7 +34,6 @@ func RandTensor(rng *rand.Rand, dt tensor.DType, shape []int) *tensor.Tensor {
 			t.Set(i, float64(rng.Intn(250)-125))
 		}
 	}
-	return t
 }
 
 // Specials sprinkles NaN, ±inf and -0.0 into a float tensor (for the
@@ -68,11 +73,16 @@ func randShape(rng *rand.Rand, minRank, maxRank, minDim, maxDim int) []int {
 // RandIndices is a U32 tensor of shape with values in [0, bound).
 func RandIndices(rng *rand.Rand, shape []int, bound int) *tensor.Tensor {
 	t := tensor.New(tensor.U32, shape)
+	FillIndices(rng, t, bound)
+	return t
+}
+
+// FillIndices overwrites a U32 tensor with values in [0, bound).
+func FillIndices(rng *rand.Rand, t *tensor.Tensor, bound int) {
 	u := t.U32()
 	for i := range u {
 		u[i] = uint32(rng.Intn(bound))
 	}
-	return t
 }
 
 func arangeGen(shape string, dt tensor.DType) Gen {

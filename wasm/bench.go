@@ -5,7 +5,9 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -52,14 +54,8 @@ func scriptBench(reqJSON string) (any, error) {
 	if err != nil {
 		return nil, surfaceError(err)
 	}
-	call.Inputs = map[string]*tensor.Tensor{}
-	rng := rand.New(rand.NewSource(1))
-	for name, in := range req.Inputs {
-		t, err := buildInput(rng, in)
-		if err != nil {
-			return nil, surfaceError(fmt.Errorf("input %s: %v", name, err))
-		}
-		call.Inputs[name] = t
+	if call.Inputs, err = buildInputs(req.Inputs); err != nil {
+		return nil, surfaceError(err)
 	}
 	app.mu.Lock()
 	r := bench.Measure(app.eng, backend, req.Op, call, req.Reps)
@@ -78,52 +74,90 @@ func scriptBench(reqJSON string) (any, error) {
 	})
 }
 
-func buildInput(rng *rand.Rand, in benchInput) (*tensor.Tensor, error) {
+// buildInputs checks every input's shape, dtype and fill, then the bytes
+// of all of them together against the tab's memory, before it allocates
+// any; it fills them in name order, so a "random" fill is the same on
+// every call.
+func buildInputs(ins map[string]benchInput) (map[string]*tensor.Tensor, error) {
+	names := slices.Sorted(maps.Keys(ins))
+	type planned struct {
+		dt   tensor.DType
+		fill func(*rand.Rand, *tensor.Tensor)
+	}
+	plan := make([]planned, len(names))
+	var total int
+	var what []string
+	for i, name := range names {
+		in := ins[name]
+		dt, fill, err := planInput(in)
+		if err != nil {
+			return nil, fmt.Errorf("input %s: %v", name, err)
+		}
+		plan[i] = planned{dt, fill}
+		total += tensor.NumElems(in.Shape) * dt.Size()
+		what = append(what, fmt.Sprintf("%s %s%v", name, dt, in.Shape))
+	}
+	if err := tensor.CheckAlloc("the input set ("+strings.Join(what, ", ")+")", total); err != nil {
+		return nil, err
+	}
+	rng := rand.New(rand.NewSource(1))
+	out := make(map[string]*tensor.Tensor, len(names))
+	for i, name := range names {
+		t, err := tensor.Alloc(plan[i].dt, ins[name].Shape)
+		if err != nil {
+			return nil, fmt.Errorf("input %s: %v", name, err)
+		}
+		plan[i].fill(rng, t)
+		out[name] = t
+	}
+	return out, nil
+}
+
+// planInput validates one input and returns its dtype and how to fill it.
+func planInput(in benchInput) (tensor.DType, func(*rand.Rand, *tensor.Tensor), error) {
 	dt, err := tensor.ParseDType(in.DType)
 	if err != nil {
-		return nil, err
+		return 0, nil, err
 	}
 	if err := tensor.CheckShape(in.Shape); err != nil {
-		return nil, err
+		return 0, nil, err
 	}
 	if n := tensor.NumElems(in.Shape); n > tabLimits.MaxElems {
-		return nil, fmt.Errorf("%s%v has %d elements; a tab holds at most %d per tensor", dt, in.Shape, n, tabLimits.MaxElems)
-	}
-	t, err := tensor.Alloc(dt, in.Shape)
-	if err != nil {
-		return nil, err
+		return 0, nil, fmt.Errorf("%s%v has %d elements; a tab holds at most %d per tensor", dt, in.Shape, n, tabLimits.MaxElems)
 	}
 	var num float64
 	var word string
 	switch {
 	case len(in.Fill) == 0:
-		return t, nil // zeros
+		return dt, func(*rand.Rand, *tensor.Tensor) {}, nil // zeros
 	case json.Unmarshal(in.Fill, &num) == nil:
 		s, err := tensor.FloatScalar(num).Encode(dt)
 		if err != nil {
-			return nil, err
+			return 0, nil, err
 		}
-		for i := 0; i < len(t.Data); i += len(s) {
-			copy(t.Data[i:], s)
-		}
-		return t, nil
+		return dt, func(_ *rand.Rand, t *tensor.Tensor) {
+			for i := 0; i < len(t.Data); i += len(s) {
+				copy(t.Data[i:], s)
+			}
+		}, nil
 	case json.Unmarshal(in.Fill, &word) != nil:
-		return nil, fmt.Errorf("fill %s: want a number, \"random\", \"arange\" or \"indices:N\"", in.Fill)
+		return 0, nil, fmt.Errorf("fill %s: want a number, \"random\", \"arange\" or \"indices:N\"", in.Fill)
 	}
 	switch n, isIdx := strings.CutPrefix(word, "indices:"); {
 	case word == "random":
-		return ops.RandTensor(rng, dt, in.Shape), nil
+		return dt, func(rng *rand.Rand, t *tensor.Tensor) { ops.FillRandom(rng, t) }, nil
 	case word == "arange":
-		for i := 0; i < t.NumElems(); i++ {
-			t.Set(i, float64(i))
-		}
-		return t, nil
+		return dt, func(_ *rand.Rand, t *tensor.Tensor) {
+			for i := 0; i < t.NumElems(); i++ {
+				t.Set(i, float64(i))
+			}
+		}, nil
 	case isIdx && dt == tensor.U32:
 		bound, err := strconv.Atoi(n)
 		if err != nil || bound < 1 || bound > 1<<32 {
-			return nil, fmt.Errorf("fill %q: N must be a whole number in [1, 2^32]", word)
+			return 0, nil, fmt.Errorf("fill %q: N must be a whole number in [1, 2^32]", word)
 		}
-		return ops.RandIndices(rng, in.Shape, bound), nil
+		return dt, func(rng *rand.Rand, t *tensor.Tensor) { ops.FillIndices(rng, t, bound) }, nil
 	}
-	return nil, fmt.Errorf("fill %q: want a number, \"random\", \"arange\" or (U32) \"indices:N\"", word)
+	return 0, nil, fmt.Errorf("fill %q: want a number, \"random\", \"arange\" or (U32) \"indices:N\"", word)
 }
