@@ -3,7 +3,6 @@ package cpu
 import (
 	"encoding/binary"
 	"math"
-	"unsafe"
 
 	"github.com/fkc-playground/fkc/internal/par"
 	"github.com/fkc-playground/fkc/kernels"
@@ -33,18 +32,16 @@ func Pad(x *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad, fill []byte) (
 		copy(out.Data, x.Data)
 		return out, nil
 	}
-	es := x.DType.Size()
-	row := rowBuilder(mode, es, fill, x.Data)
 	last := rank - 1
-	n, b, a := x.Shape[last], pads[last].Before, pads[last].After
-	outRow, inStr := (b+n+a)*es, byteStrides(x.Shape, es)
+	g := &padGeom{mode: mode, n: x.Shape[last], b: pads[last].Before, lead: out.Shape[:last], inStr: tensor.Strides(x.Shape)}
+	g.outRow = g.b + g.n + pads[last].After
 	// maps[k][o] is the input coordinate output coordinate o reads along
 	// leading axis k, or -1 in a constant pad's padding.
-	maps := make([][]int, last)
-	for k := range maps {
+	g.maps = make([][]int, last)
+	for k := range g.maps {
 		nk, bk := x.Shape[k], pads[k].Before
-		maps[k] = make([]int, bk+nk+pads[k].After)
-		for o := range maps[k] {
+		g.maps[k] = make([]int, bk+nk+pads[k].After)
+		for o := range g.maps[k] {
 			j := o - bk
 			switch mode {
 			case kernels.Constant:
@@ -56,35 +53,104 @@ func Pad(x *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad, fill []byte) (
 			case kernels.Replicate:
 				j = kernels.ReplicateIndex(j, nk)
 			}
-			maps[k][o] = j
+			g.maps[k][o] = j
 		}
 	}
-	lead := out.Shape[:last]
-	par.For(len(out.Data)/outRow, 2*outRow, func(lo, hi int) {
-		coord := make([]int, last)
-		unflatten(lo, lead, coord)
-		for r := lo; r < hi; r++ {
-			io, inside := 0, true
-			for k, c := range coord {
-				j := maps[k][c]
-				inside = inside && j >= 0
-				io += j * inStr[k]
-			}
-			dst := out.Data[r*outRow : (r+1)*outRow]
-			if inside {
-				row(dst, io, n, b)
-			} else {
-				fillPattern(dst, fill)
-			}
-			for k := last - 1; k >= 0; k-- { // next row's coordinates
-				if coord[k]++; coord[k] < lead[k] {
-					break
-				}
-				coord[k] = 0
-			}
+	es := x.DType.Size()
+	par.For(out.NumElems()/g.outRow, 2*g.outRow*es, func(lo, hi int) {
+		switch es {
+		case 1:
+			padRows(g, out.Data, x.Data, fillElem[uint8](mode, fill), lo, hi)
+		case 2:
+			padRows(g, viewOf[uint16](out.Data), viewOf[uint16](x.Data), fillElem[uint16](mode, fill), lo, hi)
+		case 4:
+			padRows(g, viewOf[uint32](out.Data), viewOf[uint32](x.Data), fillElem[uint32](mode, fill), lo, hi)
+		default:
+			padRows(g, viewOf[uint64](out.Data), viewOf[uint64](x.Data), fillElem[uint64](mode, fill), lo, hi)
 		}
 	})
 	return out, nil
+}
+
+// padGeom is what building a forward pad's output rows needs.
+type padGeom struct {
+	mode   kernels.Mode
+	n, b   int     // the last axis: input row length, pad before
+	outRow int     // output row length (b + n + after)
+	lead   []int   // the output's leading axes
+	maps   [][]int // per leading axis: output coordinate → input coordinate, -1 = fill
+	inStr  []int   // the input's element strides
+}
+
+// padRows builds output rows [lo, hi) on typed views of the element width
+// (the row loop, the copy and the edges in one function: under WASM a call
+// per row cost as much as the row's copy). A row is the input row's
+// interior in one copy(), then the edges — out[t] = r[b-t] before and
+// out[b+n+t] = r[n-2-t] after for reflect (ReflectIndex with j = t-b and
+// j = n+t), the end elements for replicate, the fill for constant — or,
+// in a constant pad's padding, all fill.
+func padRows[E any](g *padGeom, out, in []E, fill E, lo, hi int) {
+	coord := make([]int, len(g.lead))
+	unflatten(lo, g.lead, coord)
+	n, b, w := g.n, g.b, g.outRow
+	for r := lo; r < hi; r++ {
+		io, inside := 0, true
+		for k, c := range coord {
+			j := g.maps[k][c]
+			inside = inside && j >= 0
+			io += j * g.inStr[k]
+		}
+		dst := out[r*w : (r+1)*w]
+		if !inside {
+			for i := range dst {
+				dst[i] = fill
+			}
+		} else {
+			src := in[io : io+n]
+			copy(dst[b:b+n], src)
+			before, after := dst[:b], dst[b+n:]
+			switch g.mode {
+			case kernels.Constant:
+				for i := range before {
+					before[i] = fill
+				}
+				for i := range after {
+					after[i] = fill
+				}
+			case kernels.Replicate:
+				for i := range before {
+					before[i] = src[0]
+				}
+				for i := range after {
+					after[i] = src[n-1]
+				}
+			case kernels.Reflect:
+				for t := range before {
+					before[t] = src[b-t]
+				}
+				for t := range after {
+					after[t] = src[n-2-t]
+				}
+			}
+		}
+		for k := len(coord) - 1; k >= 0; k-- { // next row's coordinates
+			if coord[k]++; coord[k] < g.lead[k] {
+				break
+			}
+			coord[k] = 0
+		}
+	}
+}
+
+// fillElem is a constant pad's pre-encoded fill element read through the
+// same native-endian view as the data (the hosts and WASM are
+// little-endian); other modes have none.
+func fillElem[E any](mode kernels.Mode, fill []byte) E {
+	var f E
+	if mode == kernels.Constant {
+		f = viewOf[E](fill)[0]
+	}
+	return f
 }
 
 // PadRef is the reference walk, as the contracts' prose reads: for every
@@ -143,69 +209,6 @@ func byteStrides(shape []int, es int) []int {
 		st[i] *= es
 	}
 	return st
-}
-
-// rowBuilder returns row(dst, io, n, b): build one output row dst (b + n
-// + a elements) from the input row of n elements at byte offset io of in.
-// The row is built on typed views of the element width, so that the few
-// edge elements are plain stores rather than a copy() call each.
-func rowBuilder(mode kernels.Mode, es int, fill, in []byte) func(dst []byte, io, n, b int) {
-	switch es {
-	case 1:
-		return typedRow[uint8](mode, fill, in)
-	case 2:
-		return typedRow[uint16](mode, fill, in)
-	case 4:
-		return typedRow[uint32](mode, fill, in)
-	}
-	return typedRow[uint64](mode, fill, in)
-}
-
-func typedRow[E any](mode kernels.Mode, fill, in []byte) func(dst []byte, io, n, b int) {
-	var f E
-	if mode == kernels.Constant {
-		// The pre-encoded fill element, read through the same native-endian
-		// view as the data (the hosts and WASM are little-endian).
-		f = viewOf[E](fill)[0]
-	}
-	src := viewOf[E](in)
-	es := int(unsafe.Sizeof(f))
-	return func(dst []byte, io, n, b int) {
-		padRow(viewOf[E](dst), src[io/es:io/es+n], b, f, mode)
-	}
-}
-
-// padRow builds dst from the input row r: the interior in one copy(), then
-// the edges — out[t] = r[b-t] before and out[b+n+t] = r[n-2-t] after for
-// reflect (ReflectIndex with j = t-b and j = n+t), the end elements for
-// replicate, the fill for constant.
-func padRow[E any](dst, r []E, b int, fill E, mode kernels.Mode) {
-	n := len(r)
-	copy(dst[b:b+n], r)
-	before, after := dst[:b], dst[b+n:]
-	switch mode {
-	case kernels.Constant:
-		for i := range before {
-			before[i] = fill
-		}
-		for i := range after {
-			after[i] = fill
-		}
-	case kernels.Replicate:
-		for i := range before {
-			before[i] = r[0]
-		}
-		for i := range after {
-			after[i] = r[n-1]
-		}
-	case kernels.Reflect:
-		for t := range before {
-			before[t] = r[b-t]
-		}
-		for t := range after {
-			after[t] = r[n-2-t]
-		}
-	}
 }
 
 // PadBackward is pad_backward_{f32,f64,bf16,f16}: grad_in's shape is derived
