@@ -180,6 +180,74 @@ type Fit struct {
 	HeldOutError  float64 `json:"held_out_error,omitempty"`
 	HeldOutMedian float64 `json:"held_out_median,omitempty"`
 	Outliers      int     `json:"outliers,omitempty"`
+	// Regimes: where the sizes on one worker and those split over several
+	// lie on two lines, each line (OverheadNs is then the one-worker
+	// line's, GBps the several workers'); empty for one line.
+	Regimes []Regime `json:"regimes,omitempty"`
+}
+
+// Regime is the line through the sizes that ran on one number of workers,
+// when a kernel's loops split above some size (Fit.Regimes).
+type Regime struct {
+	Workers    int     `json:"workers"`    // the most goroutines a loop split over
+	FromBytes  float64 `json:"from_bytes"` // the regime's smallest size
+	OverheadNs float64 `json:"overhead_ns"`
+	GBps       float64 `json:"gb_per_s"`
+}
+
+// regime is one line of a fit: the points (indices, by size) and model.
+type regime struct {
+	workers int
+	idx     []int
+	m       Model
+}
+
+// regimes splits the sizes (order: indices by bytes) where the kernel's
+// worker count changes: nil unless the sizes fall into two runs — the
+// smaller ones on one worker, the larger on several — with at least three
+// fitted sizes each, enough for a line of their own.
+func regimes(points []Point, order []int) []*regime {
+	cut := -1
+	for k, i := range order {
+		if points[i].Workers > 1 {
+			cut = k
+			break
+		}
+	}
+	if cut <= 0 {
+		return nil
+	}
+	one, many := &regime{workers: 1, idx: order[:cut]}, &regime{idx: order[cut:]}
+	for _, g := range []*regime{one, many} {
+		fitted := 0
+		for _, i := range g.idx {
+			if points[i].Workers > 1 != (g == many) {
+				return nil // the worker count changes back and forth
+			}
+			many.workers = max(many.workers, points[i].Workers)
+			if !points[i].HeldOut {
+				fitted++
+			}
+		}
+		if fitted < 3 {
+			return nil
+		}
+	}
+	return []*regime{one, many}
+}
+
+// Predict is the fit's time for a call moving bytes on workers (the
+// regime whose worker count it is; one line when there are no regimes).
+func (f *Fit) Predict(bytes float64, workers int) float64 {
+	m := Model{OverheadNs: f.OverheadNs, BytesPerNs: f.GBps}
+	if len(f.Regimes) > 0 {
+		g := f.Regimes[0]
+		if workers > 1 {
+			g = f.Regimes[len(f.Regimes)-1]
+		}
+		m = Model{OverheadNs: g.OverheadNs, BytesPerNs: g.GBps}
+	}
+	return m.Predict(bytes)
 }
 
 // Flag marks a kernel whose cost the line does not describe, or whose
@@ -218,36 +286,64 @@ func Analyze(points []Point, ceiling float64) (*Fit, []Flag) {
 		}
 		points[big[k]].HeldOut = true
 	}
-	var xs, ts []float64
-	var fitIdx []int
-	for _, i := range order {
-		if !points[i].HeldOut {
-			xs, ts = append(xs, points[i].Bytes), append(ts, points[i].Ns)
-			fitIdx = append(fitIdx, i)
+	// One line per regime: where a kernel's loops split over several
+	// workers above some size, the split sizes pay a wake-up of their own
+	// and move bytes at the workers' joint bandwidth — a second line, not
+	// noise about the first (on this repository's 2-core machine a pad
+	// paid ~100 µs more from 4 MB on and ran twice as fast past 32 MB).
+	lines := regimes(points, order)
+	if lines == nil {
+		lines = []*regime{{idx: order}}
+	}
+	var res []float64
+	fitted := 0
+	for _, g := range lines {
+		var xs, ts []float64
+		var fitIdx []int
+		for _, i := range g.idx {
+			if !points[i].HeldOut {
+				xs, ts = append(xs, points[i].Bytes), append(ts, points[i].Ns)
+				fitIdx = append(fitIdx, i)
+			}
+		}
+		m, w, _, ok := fitLine(xs, ts)
+		if !ok {
+			return nil, append(flags, Flag{"no_fit", fmt.Sprintf("%d sizes with a time and bytes_moved: too few to fit a line (the budget or the device's limits stopped the sweep early)", len(order))})
+		}
+		g.m = m
+		fitted += len(xs)
+		for k, i := range fitIdx {
+			if w[k] == 0 {
+				points[i].Outlier = true
+				continue
+			}
+			res = append(res, (ts[k]-m.Predict(xs[k]))/ts[k])
 		}
 	}
-	m, w, _, ok := fitLine(xs, ts)
-	if !ok {
-		return nil, append(flags, Flag{"no_fit", fmt.Sprintf("%d sizes with a time and bytes_moved: too few to fit a line (the budget or the device's limits stopped the sweep early)", len(order))})
+	small, large := lines[0].m, lines[len(lines)-1].m
+	f := &Fit{OverheadNs: small.OverheadNs, GBps: large.BytesPerNs, FitPoints: fitted}
+	if len(lines) > 1 {
+		for _, g := range lines {
+			f.Regimes = append(f.Regimes, Regime{Workers: g.workers, FromBytes: points[g.idx[0]].Bytes, OverheadNs: g.m.OverheadNs, GBps: g.m.BytesPerNs})
+		}
 	}
-	f := &Fit{OverheadNs: m.OverheadNs, GBps: m.BytesPerNs, FitPoints: len(xs)}
 	if ceiling > 0 {
 		f.CeilingFraction = f.GBps / ceiling
 	}
-	var res []float64
-	for k, i := range fitIdx {
-		if w[k] == 0 {
-			points[i].Outlier = true
+	var outliers []string
+	for _, i := range order {
+		if points[i].Outlier {
 			f.Outliers++
-			continue
+			outliers = append(outliers, fmtBytes(points[i].Bytes))
 		}
-		res = append(res, (ts[k]-m.Predict(xs[k]))/ts[k])
 	}
 	f.FitError = medianAbs(res)
 	var held []float64
-	for _, i := range big {
-		if points[i].HeldOut {
-			held = append(held, math.Abs(m.Predict(points[i].Bytes)-points[i].Ns)/points[i].Ns)
+	for _, g := range lines {
+		for _, i := range g.idx {
+			if points[i].HeldOut {
+				held = append(held, math.Abs(g.m.Predict(points[i].Bytes)-points[i].Ns)/points[i].Ns)
+			}
 		}
 	}
 	f.HeldOut = len(held)
@@ -268,18 +364,12 @@ func Analyze(points []Point, ceiling float64) (*Fit, []Flag) {
 	if f.FitError > maxFitError {
 		flags = append(flags, Flag{"nonlinear", fmt.Sprintf("the line misses its own sizes by a median %.0f%%", 100*f.FitError)})
 	}
-	if mid, top, ok := cacheEdge(points, order, m.OverheadNs); ok {
+	if mid, top, ok := cacheEdge(points, lines[len(lines)-1].idx, large.OverheadNs); ok {
 		flags = append(flags, Flag{"cache", fmt.Sprintf("sizes of %s to %s run at %s, the largest at %s: the smaller ones stay in a cache, and no one line fits both",
 			fmtBytes(mid[0]), fmtBytes(mid[1]), FormatGBps(mid[2]), FormatGBps(top))})
 	}
 	if f.Outliers > 0 {
-		var sz []string
-		for k, i := range fitIdx {
-			if w[k] == 0 {
-				sz = append(sz, fmtBytes(points[i].Bytes))
-			}
-		}
-		flags = append(flags, Flag{"outliers", fmt.Sprintf("%d of %d fitted sizes lie far off the line and were given no weight: %v", f.Outliers, len(xs), sz)})
+		flags = append(flags, Flag{"outliers", fmt.Sprintf("%d of %d fitted sizes lie far off the line and were given no weight: %v", f.Outliers, fitted, outliers)})
 	}
 	noisy := 0
 	for _, i := range order {

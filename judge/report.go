@@ -125,13 +125,17 @@ type Point struct {
 	Spread  float64 // interquartile range of the samples over their median
 	Samples int     // samples taken
 	Batch   int     // runs per sample
-	HeldOut bool    // left out of the fit and predicted
-	Outlier bool    // given no weight by the robust fit
+	// Workers is the most goroutines the kernel's loops split over (0:
+	// not recorded — a GPU, the ceiling, or a report from before).
+	Workers int
+	HeldOut bool // left out of the fit and predicted
+	Outlier bool // given no weight by the robust fit
 }
 
 // PointFields are the columns of a point in JSON (role: 0 fitted, 1 held
-// out, 2 outlier).
-var PointFields = []string{"elems", "bytes_moved", "flops", "median_ns", "min_ns", "spread", "samples", "batch", "role"}
+// out, 2 outlier). A report written before workers was added has the
+// first nine, and reads as workers 0.
+var PointFields = []string{"elems", "bytes_moved", "flops", "median_ns", "min_ns", "spread", "samples", "batch", "role", "workers"}
 
 // MarshalJSON writes a point as one compact array (PointFields).
 func (p Point) MarshalJSON() ([]byte, error) {
@@ -142,8 +146,8 @@ func (p Point) MarshalJSON() ([]byte, error) {
 	case p.Outlier:
 		role = 2
 	}
-	return []byte(fmt.Sprintf("[%d,%s,%s,%s,%s,%s,%d,%d,%d]", p.Elems, num(p.Bytes, -1), num(p.Flops, -1),
-		num(roundNs(p.Ns), 6), num(roundNs(p.MinNs), 6), num(p.Spread, 3), p.Samples, p.Batch, role)), nil
+	return []byte(fmt.Sprintf("[%d,%s,%s,%s,%s,%s,%d,%d,%d,%d]", p.Elems, num(p.Bytes, -1), num(p.Flops, -1),
+		num(roundNs(p.Ns), 6), num(roundNs(p.MinNs), 6), num(p.Spread, 3), p.Samples, p.Batch, role, p.Workers)), nil
 }
 
 // num writes a whole number as one, anything else with at most digits
@@ -176,7 +180,7 @@ func (p *Point) UnmarshalJSON(b []byte) error {
 	if body, ok = bytes.CutSuffix(body, []byte("]")); !ok {
 		return fmt.Errorf("point %s: want an array of %d numbers (%s)", b, len(PointFields), strings.Join(PointFields, ", "))
 	}
-	var v [9]float64
+	var v [10]float64
 	n := 0
 	for f := range bytes.SplitSeq(body, []byte(",")) {
 		if n == len(v) {
@@ -195,15 +199,18 @@ func (p *Point) UnmarshalJSON(b []byte) error {
 		}
 		n++
 	}
-	if n != len(PointFields) {
+	if n != len(PointFields) && n != len(PointFields)-1 {
 		return fmt.Errorf("point %s: want %d fields (%s)", b, len(PointFields), strings.Join(PointFields, ", "))
 	}
 	role := int(v[8])
 	if v[8] != 0 && v[8] != 1 && v[8] != 2 {
 		return fmt.Errorf("point %s: role %v is not 0, 1 or 2", b, v[8])
 	}
+	if w := v[9]; w < 0 || w > 1<<16 || w != math.Trunc(w) {
+		return fmt.Errorf("point %s: workers %v is not a whole number from 0 to 65536", b, w)
+	}
 	*p = Point{Elems: int(v[0]), Bytes: v[1], Flops: v[2], Ns: v[3], MinNs: v[4], Spread: v[5], Samples: int(v[6]), Batch: int(v[7]),
-		HeldOut: role == 1, Outlier: role == 2}
+		Workers: int(v[9]), HeldOut: role == 1, Outlier: role == 2}
 	return nil
 }
 
@@ -355,6 +362,10 @@ func (k *Kernel) Measured() string {
 		fmt.Fprintf(&b, "overhead %s, %s", fmtNs(f.OverheadNs), FormatGBps(f.GBps))
 		if f.CeilingFraction > 0 {
 			fmt.Fprintf(&b, " (%.0f%% of the copy ceiling)", 100*f.CeilingFraction)
+		}
+		if n := len(f.Regimes); n > 1 {
+			last := f.Regimes[n-1]
+			fmt.Fprintf(&b, "; from %s on split over %d workers: overhead %s", fmtBytes(last.FromBytes), last.Workers, fmtNs(last.OverheadNs))
 		}
 		if f.HeldOut > 0 {
 			fmt.Fprintf(&b, ", held-out error %.1f%% over %d sizes", 100*f.HeldOutError, f.HeldOut)

@@ -12,7 +12,7 @@ import (
 
 func sampleReport() *Report {
 	pts := []Point{
-		{Elems: 16, Bytes: 640, Ns: 95.5, MinNs: 90.25, Spread: 0.125, Samples: 11, Batch: 133},
+		{Elems: 16, Bytes: 640, Ns: 95.5, MinNs: 90.25, Spread: 0.125, Samples: 11, Batch: 133, Workers: 1},
 		{Elems: 1 << 20, Bytes: 1 << 23, Flops: 1 << 20, Ns: 250000, MinNs: 240000, Spread: 0.5, Samples: 5, Batch: 1, HeldOut: true},
 		{Elems: 1 << 21, Bytes: 1 << 24, Flops: 1 << 21, Ns: 900000, MinNs: 800000, Samples: 5, Batch: 1, Outlier: true},
 	}
@@ -52,27 +52,31 @@ func TestReportRoundTrip(t *testing.T) {
 		t.Error("a second Marshal differs from the first")
 	}
 	// Each point on one line, in PointFields order.
-	if !strings.Contains(string(data), "\n        [16,640,0,95.5,90.25,0.125,11,133,0],\n") ||
-		!strings.Contains(string(data), `"point_fields": ["elems","bytes_moved","flops","median_ns","min_ns","spread","samples","batch","role"]`) {
+	if !strings.Contains(string(data), "\n        [16,640,0,95.5,90.25,0.125,11,133,0,1],\n") ||
+		!strings.Contains(string(data), `"point_fields": ["elems","bytes_moved","flops","median_ns","min_ns","spread","samples","batch","role","workers"]`) {
 		t.Errorf("points not one per line:\n%s", data)
 	}
 }
 
 // Times are kept to the ns from 100 ns up, whole numbers written whole.
 func TestPointCompact(t *testing.T) {
-	b, _ := Point{Elems: 3, Bytes: 1 << 30, Flops: 0.5, Ns: 1234.56, MinNs: 99.25, Spread: 1.0 / 3, Samples: 5, Batch: 1, Outlier: true}.MarshalJSON()
-	if string(b) != "[3,1073741824,0.5,1235,99.25,0.333,5,1,2]" {
+	b, _ := Point{Elems: 3, Bytes: 1 << 30, Flops: 0.5, Ns: 1234.56, MinNs: 99.25, Spread: 1.0 / 3, Samples: 5, Batch: 1, Outlier: true, Workers: 2}.MarshalJSON()
+	if string(b) != "[3,1073741824,0.5,1235,99.25,0.333,5,1,2,2]" {
 		t.Errorf("%s", b)
 	}
 }
 
 func TestReadRefuses(t *testing.T) {
-	// A point with null fields (a NaN spread) and spaces reads back.
-	r, err := Read(strings.NewReader(`{"format": "fkc-judge/1", "kernels": [{"points": [[ 1, 2, 0, 4.5, 4, null, 5, 1, 1 ]]}]}`))
+	// A point with null fields (a NaN spread) and spaces reads back; so
+	// does one from before the workers column, and one with it.
+	r, err := Read(strings.NewReader(`{"format": "fkc-judge/1", "kernels": [{"points": [[ 1, 2, 0, 4.5, 4, null, 5, 1, 1 ], [1,2,3,4,5,6,7,8,0,2]]}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p := r.Kernels[0].Points[0]; p.Elems != 1 || p.Ns != 4.5 || !math.IsNaN(p.Spread) || !p.HeldOut || p.Outlier {
+	if p := r.Kernels[0].Points[0]; p.Elems != 1 || p.Ns != 4.5 || !math.IsNaN(p.Spread) || !p.HeldOut || p.Outlier || p.Workers != 0 {
+		t.Errorf("point %+v", p)
+	}
+	if p := r.Kernels[0].Points[1]; p.Workers != 2 {
 		t.Errorf("point %+v", p)
 	}
 	for _, bad := range []string{
@@ -81,7 +85,9 @@ func TestReadRefuses(t *testing.T) {
 		`[1, 2]`,
 		`{"format": "fkc-judge/1", "kernels": [{"points": [[1, 2, 3]]}]}`,
 		`{"format": "fkc-judge/1", "kernels": [{"points": [[1,2,3,4,5,6,7,8,9]]}]}`,
-		`{"format": "fkc-judge/1", "kernels": [{"points": [[1,2,3,4,5,6,7,8,0,0]]}]}`,
+		`{"format": "fkc-judge/1", "kernels": [{"points": [[1,2,3,4,5,6,7,8,0,0,0]]}]}`,
+		`{"format": "fkc-judge/1", "kernels": [{"points": [[1,2,3,4,5,6,7,8,0,-1]]}]}`,
+		`{"format": "fkc-judge/1", "kernels": [{"points": [[1,2,3,4,5,6,7,8,0,1.5]]}]}`,
 		`{"format": "fkc-judge/1", "kernels": [{"points": [[1,2,3,4,5,6,7,8,null]]}]}`,
 		`{"format": "fkc-judge/1", "kernels": [{"points": [[1,2,3,4,5,6,7,8,1.5]]}]}`,
 		`{"format": "fkc-judge/1", "kernels": [{"points": [[1,"2",3,4,5,6,7,8,0]]}]}`,

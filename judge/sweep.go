@@ -38,6 +38,7 @@ import (
 
 	"github.com/fkc-playground/fkc/contract"
 	"github.com/fkc-playground/fkc/engine"
+	"github.com/fkc-playground/fkc/internal/par"
 	"github.com/fkc-playground/fkc/kernels"
 	"github.com/fkc-playground/fkc/ops"
 	"github.com/fkc-playground/fkc/registry"
@@ -441,6 +442,9 @@ func (us *unitState) step() bool {
 	q, clock := us.s.pick(us.samples)
 	us.clocks[clock] = true
 	us.pt.setTimes(q)
+	for _, t := range us.samples {
+		us.pt.Workers = max(us.pt.Workers, t.workers)
+	}
 	us.k.Points = append(us.k.Points, us.pt)
 	us.taken = append(us.taken, us.samples)
 	// The next size is planned from this one's samples, not its warm-up
@@ -714,6 +718,9 @@ type timing struct {
 	// On the CPU where the OS says (cpuTimes): the calling thread's CPU
 	// time per run, and that of the process's other threads meanwhile.
 	thread, others float64
+	// workers: the most goroutines a kernel loop split over (1 on a GPU,
+	// or where no loop split).
+	workers int
 }
 
 // engineTimer runs calls through the engine: on the CPU k runs back to
@@ -761,6 +768,7 @@ func (t *engineTimer) time(b *registry.Binding, c *kernels.Call, k int) (timing,
 	}
 	var dev float64
 	clock := "wall"
+	par.Peak()
 	th0, pr0, cpuOK := cpuTimes()
 	t0 := time.Now()
 	for i := 0; i < runs; i++ {
@@ -784,7 +792,7 @@ func (t *engineTimer) time(b *registry.Binding, c *kernels.Call, k int) (timing,
 		wall /= float64(k) // a repeated call's wall time covers k passes
 	}
 	if dev == 0 {
-		tm := timing{run: wall, wall: wall, clock: "wall"}
+		tm := timing{run: wall, wall: wall, clock: "wall", workers: par.Peak()}
 		if th1, pr1, ok := cpuTimes(); ok && cpuOK && !t.gpu {
 			tm.thread, tm.others = (th1-th0)/float64(k), (pr1-pr0-(th1-th0))/float64(k)
 		}

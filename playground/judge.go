@@ -212,14 +212,22 @@ func NewPlot(k *judge.Kernel, ceilGBps float64, device string) *Plot {
 		fmt.Fprintf(&b, `<polyline class="ceiling" points="%s"/>`, curve(x0, x1, func(x float64) float64 { return x / ceilGBps }, X, Y, y0, y1))
 	}
 	if f := k.Fit; f != nil && (f.GBps > 0 || f.OverheadNs > 0) {
-		fit := func(x float64) float64 {
-			t := f.OverheadNs
-			if f.GBps > 0 {
-				t += x / f.GBps
-			}
-			return t
+		// One line, or one per regime over its sizes (one worker, then
+		// several).
+		if len(f.Regimes) == 0 {
+			fmt.Fprintf(&b, `<polyline class="fit" points="%s"/>`, curve(x0, x1, func(x float64) float64 { return f.Predict(x, 1) }, X, Y, y0, y1))
 		}
-		fmt.Fprintf(&b, `<polyline class="fit" points="%s"/>`, curve(x0, x1, fit, X, Y, y0, y1))
+		for i, g := range f.Regimes {
+			lo, hi := x0, x1
+			if i > 0 {
+				lo = g.FromBytes
+			}
+			if i+1 < len(f.Regimes) {
+				hi = f.Regimes[i+1].FromBytes
+			}
+			fmt.Fprintf(&b, `<polyline class="fit" points="%s"><title>%d worker(s): %s + bytes / %s</title></polyline>`,
+				curve(lo, hi, func(x float64) float64 { return f.Predict(x, g.Workers) }, X, Y, y0, y1), g.Workers, fmtNsShort(g.OverheadNs), judge.FormatGBps(g.GBps))
+		}
 	}
 	for _, pt := range k.Points {
 		if pt.Bytes <= 0 || pt.Ns <= 0 {

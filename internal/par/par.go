@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"sync/atomic"
 )
 
 var (
@@ -71,6 +72,8 @@ func Workers(n, bytesPer int) int {
 // goroutine runs the last chunk.
 func For(n, bytesPer int, f func(lo, hi int)) {
 	w := Workers(n, bytesPer)
+	for p := peak.Load(); int64(w) > p && !peak.CompareAndSwap(p, int64(w)); p = peak.Load() {
+	}
 	if w == 1 {
 		if n > 0 {
 			f(0, n)
@@ -89,6 +92,16 @@ func For(n, bytesPer int, f func(lo, hi int)) {
 	f(n*(w-1)/w, n)
 	wg.Wait()
 }
+
+// peak is the most workers a For has used since the last Peak.
+var peak atomic.Int64
+
+// Peak returns the most workers any For used since the last call (1 when
+// none split, or none ran) and starts counting again. The Judge reads it
+// around a timed sample: a kernel splits only above a size, and the split
+// costs a fixed wake-up of its own, so the sizes on one thread and those on
+// several lie on two different lines.
+func Peak() int { return max(1, int(peak.Swap(0))) }
 
 // Copy is copy(dst, src) split across the workers, each copying in steps
 // of copyStep bytes: one copy() is a single assembly call that the

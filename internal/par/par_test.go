@@ -85,3 +85,22 @@ func BenchmarkSplitThreshold(b *testing.B) {
 		}
 	}
 }
+
+// Peak reports the most workers a For split over since the last call, and
+// 1 when none split.
+func TestPeak(t *testing.T) {
+	defer SetThreads(2)()
+	Peak()
+	For(4, 1, func(lo, hi int) {}) // far below minBytes: one worker
+	if p := Peak(); p != 1 {
+		t.Errorf("after a small loop: Peak %d, want 1", p)
+	}
+	defer SplitSmall()()
+	For(4, 1, func(lo, hi int) {})
+	if p := Peak(); p != 2 {
+		t.Errorf("after a split loop: Peak %d, want 2", p)
+	}
+	if p := Peak(); p != 1 {
+		t.Errorf("Peak did not start again: %d", p)
+	}
+}
