@@ -3,6 +3,7 @@ module github.com/fkc-playground/fkc
 go 1.26
 
 require (
+	github.com/chromedp/cdproto v0.160.1
 	github.com/chromedp/chromedp v0.23.1
 	github.com/cogentcore/webgpu v0.23.0
 	github.com/x448/float16 v0.8.4
@@ -10,7 +11,4 @@ require (
 	gopkg.in/yaml.v3 v3.0.1
 )
 
-require (
-	github.com/chromedp/cdproto v0.160.1 // indirect
-	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
-)
+require github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect

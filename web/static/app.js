@@ -65,7 +65,11 @@
     return await p;
   }
   // A UI call that fails is shown, not thrown: the page keeps working.
+  // Before Go has started (the catalog is on screen from the first paint)
+  // events wait in early and are replayed once it has taken the page over.
+  let early = [];
   function send(name, ...args) {
+    if (!go && early) { early.push([name, args]); return; }
     try { callSync(name, ...args); } catch (e) { banner("err", e.message); }
   }
 
@@ -111,10 +115,14 @@
       tm.interactiveMs = performance.now(); // since navigation start: the page is drawn and Go answers events
       tm.catalogMs = performance.now() - t0;
       window.addEventListener("hashchange", () => send("route", location.hash));
+      const waiting = early;
+      early = null;
+      for (const [name, args] of waiting) if (name !== "route") send(name, ...args); // the route above drew the current hash
       gpu = JSON.parse(await callAsync("gpu"));
       tm.readyMs = performance.now() - t0;
       readyResolve();
     } catch (e) {
+      early = null;
       document.getElementById("main").innerHTML = "";
       banner("err", "The playground failed to load: " + e.message);
       readyReject(e);
