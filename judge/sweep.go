@@ -361,6 +361,10 @@ const (
 	// size's time); fewer only when the budget is short.
 	maxReps = 11
 	minReps = 5
+	// noisyReps: a size whose samples spread more than maxSpread (a busy
+	// core on a shared machine) takes more, while the unit's share of the
+	// budget lasts, so that its median is the quiet runs' time.
+	noisyReps = 3 * maxReps
 )
 
 type unitState struct {
@@ -440,8 +444,13 @@ func (us *unitState) step() bool {
 		return true
 	}
 	q, clock := us.s.pick(us.samples)
-	us.clocks[clock] = true
 	us.pt.setTimes(q)
+	if us.pt.Spread > maxSpread && len(us.samples) < noisyReps &&
+		us.s.now().Add(time.Duration(2*median(slices.Clone(us.walls))*float64(us.pt.Batch))).Before(us.deadline) {
+		us.reps++
+		return true
+	}
+	us.clocks[clock] = true
 	for _, t := range us.samples {
 		us.pt.Workers = max(us.pt.Workers, t.workers)
 	}

@@ -48,6 +48,9 @@ type fakeTimer struct {
 	// other half); smaller ones on the caller alone, whose CPU time is
 	// half the wall time (as if preempted for the rest).
 	split float64
+	// noise: multipliers of the time, one per sample in turn (none: exact).
+	noise   []float64
+	samples int
 }
 
 type fakeCeiling struct {
@@ -86,6 +89,10 @@ func (f *fakeTimer) time(b *registry.Binding, c *kernels.Call, k int) (timing, e
 	}
 	f.maxBuffer, f.maxHost = max(f.maxBuffer, big), max(f.maxHost, host)
 	ns := f.overhead + bytes/f.gbps
+	if len(f.noise) > 0 {
+		ns *= f.noise[f.samples%len(f.noise)]
+		f.samples++
+	}
 	f.clock.advance(float64(k) * ns)
 	f.runs += k
 	tm := timing{run: ns, wall: ns, clock: "fake"}
@@ -348,5 +355,34 @@ func TestPickClock(t *testing.T) {
 	s.opt.Clock = "wall"
 	if _, c := s.pick(single); c != "wall" {
 		t.Errorf("--clock wall: %s", c)
+	}
+}
+
+// A size whose samples spread more than maxSpread takes more of them (up
+// to noisyReps, while the unit's budget lasts), so that the busy runs of a
+// shared machine do not decide its median; quiet sizes keep to maxReps.
+func TestSweepNoisySizesTakeMoreSamples(t *testing.T) {
+	opt := Options{Backend: engine.CPU, Kernels: []string{"fuel-cpu-backend/pad"}, DType: tensor.F32, Budget: 30 * time.Second}
+	s, _ := fakeSweep(t, opt)
+	quiet := Run(t.Context(), s, nil)
+	for _, p := range quiet.Kernels[0].Points {
+		if p.Samples > maxReps {
+			t.Errorf("quiet: a size took %d samples", p.Samples)
+		}
+	}
+	s, ft := fakeSweep(t, opt)
+	ft.noise = []float64{1, 1, 3} // every third sample three times slower
+	noisy := Run(t.Context(), s, nil)
+	more := 0
+	for _, p := range noisy.Kernels[0].Points {
+		if p.Samples > maxReps {
+			more++
+		}
+		if p.Samples > noisyReps {
+			t.Errorf("a size took %d samples, past noisyReps", p.Samples)
+		}
+	}
+	if more == 0 {
+		t.Errorf("noisy: no size took more than %d samples: %v", maxReps, noisy.Kernels[0].Points)
 	}
 }
