@@ -16,6 +16,14 @@ func TestJudgePage(t *testing.T) {
 	if n := eval[int](t, ctx, `document.querySelectorAll(".judge-table tbody tr").length`); n < 50 {
 		t.Errorf("the bundled CPU report shows %d rows", n)
 	}
+	// A bundled CPU kernel that splits over two workers above some size
+	// draws two fitted lines, one per regime.
+	eval[bool](t, ctx, `(() => { document.querySelector('.rowpick[data-key="fuel-cpu-backend/pad[F32] pad/reflect"]').click(); return true; })()`)
+	waitFor(t, ctx, `document.querySelector(".plotbox figcaption b").textContent.includes("pad[F32] pad/reflect")`)
+	if n := eval[int](t, ctx, `document.querySelectorAll(".plotbox svg polyline.fit").length`); n != 2 {
+		t.Errorf("the bundled pad/reflect plot has %d fitted lines, want 2 (one worker, then two)", n)
+	}
+	screenshot(t, ctx, "judge-regimes")
 	eval[bool](t, ctx, `(() => { const f = document.querySelector("form.judgectl");
 		f.elements.budget.value = "4"; f.elements.kernel.value = "fuel-reference-backend/sum_all fuel-cpu-backend/pad";
 		document.getElementById("judge-start").click(); return true; })()`)
