@@ -261,27 +261,64 @@ func compactLeaves(b []byte) []byte {
 
 // Read reads a report, refusing another format.
 func Read(rd io.Reader) (*Report, error) {
-	var head struct {
-		Format string `json:"format"`
-	}
 	data, err := io.ReadAll(rd)
 	if err != nil {
 		return nil, err
 	}
-	if err := json.Unmarshal(data, &head); err != nil {
-		return nil, fmt.Errorf("not a judge report: %v", err)
-	}
-	if head.Format != Format {
-		if strings.HasPrefix(head.Format, "fkc-judge/") {
-			return nil, fmt.Errorf("judge report format %q: this build reads %q", head.Format, Format)
-		}
-		return nil, fmt.Errorf("not a judge report (format %q, want %q)", head.Format, Format)
+	if err := checkFormat(data); err != nil {
+		return nil, err
 	}
 	var r Report
 	if err := json.Unmarshal(data, &r); err != nil {
 		return nil, fmt.Errorf("judge report: %v", err)
 	}
 	return &r, nil
+}
+
+// ReadSummary reads a report as Read does, less its kernels' points
+// (Kernel.Points is nil): what a page that shows only the fits needs
+// (playground's judge_summaries.json is the bundled reports read so).
+func ReadSummary(rd io.Reader) (*Report, error) {
+	data, err := io.ReadAll(rd)
+	if err != nil {
+		return nil, err
+	}
+	var s struct {
+		Report
+		Kernels []struct {
+			Kernel
+			Points json.RawMessage `json:"points"` // shadows Kernel.Points: kept as bytes, never decoded
+		} `json:"kernels"`
+	}
+	if err := checkFormat(data); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, fmt.Errorf("judge report: %v", err)
+	}
+	r := s.Report
+	r.Kernels = make([]Kernel, len(s.Kernels))
+	for i, k := range s.Kernels {
+		r.Kernels[i] = k.Kernel
+	}
+	return &r, nil
+}
+
+// checkFormat refuses a document that is not a report of this format.
+func checkFormat(data []byte) error {
+	var head struct {
+		Format string `json:"format"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return fmt.Errorf("not a judge report: %v", err)
+	}
+	if head.Format != Format {
+		if strings.HasPrefix(head.Format, "fkc-judge/") {
+			return fmt.Errorf("judge report format %q: this build reads %q", head.Format, Format)
+		}
+		return fmt.Errorf("not a judge report (format %q, want %q)", head.Format, Format)
+	}
+	return nil
 }
 
 // Marked is how a measured figure is attributed: "on DEVICE (BACKEND), DATE".

@@ -142,3 +142,28 @@ func TestText(t *testing.T) {
 		}
 	}
 }
+
+// ReadSummary is Read less the kernels' points, and refuses what Read does.
+func TestReadSummary(t *testing.T) {
+	r := sampleReport()
+	data, err := Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadSummary(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := sampleReport()
+	for i := range want.Kernels {
+		want.Kernels[i].Points = nil
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("summary:\n%+v\nwant\n%+v", got, want)
+	}
+	for _, bad := range []string{`{"format": "fkc-judge/2", "kernels": []}`, `[1, 2]`, `{"format": "fkc-judge/1", "kernels": [{"points": [[1, 2,`} {
+		if _, err := ReadSummary(strings.NewReader(bad)); err == nil {
+			t.Errorf("%s: accepted", bad)
+		}
+	}
+}

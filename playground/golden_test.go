@@ -213,3 +213,37 @@ func TestPrerenderedCatalogIsFresh(t *testing.T) {
 		t.Fatal("web/static/index.html's catalog is stale: run go generate ./web")
 	}
 }
+
+// judge_summaries.json is what go generate ./web writes from the bundled
+// reports now, and reads back as the reports' fits.
+func TestJudgeSummariesAreFresh(t *testing.T) {
+	want, err := JudgeSummaries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(want) != string(judgeSummaries) {
+		t.Fatal("playground/judge_summaries.json is stale: go generate ./web rewrites it")
+	}
+	sums, err := BundledSummaries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := BundledReports()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sums) != len(full) || len(sums) == 0 {
+		t.Fatalf("%d summaries, %d reports", len(sums), len(full))
+	}
+	for i, r := range full {
+		s := sums[i]
+		if s.Marked() != r.Marked() || len(s.Kernels) != len(r.Kernels) {
+			t.Fatalf("summary %d: %s with %d kernels, report %s with %d", i, s.Marked(), len(s.Kernels), r.Marked(), len(r.Kernels))
+		}
+		for j, k := range r.Kernels {
+			if sk := s.Kernels[j]; sk.ID() != k.ID() || sk.Variant != k.Variant || sk.Points != nil || sk.Measured() != k.Measured() {
+				t.Errorf("%s %s: summary %q, report %q", k.ID(), k.Variant, sk.Measured(), k.Measured())
+			}
+		}
+	}
+}

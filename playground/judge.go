@@ -2,8 +2,11 @@ package playground
 
 import (
 	"cmp"
+	_ "embed"
+	"encoding/json"
 	"fmt"
 	"html/template"
+	"io"
 	"math"
 	"slices"
 	"strings"
@@ -287,14 +290,44 @@ func bytesTick(v float64) string {
 
 // BundledReports are the Judge's reports shipped with the app
 // (contracts/judge/*.json), read on first use.
-var BundledReports = sync.OnceValues(func() ([]*judge.Report, error) {
+var BundledReports = sync.OnceValues(func() ([]*judge.Report, error) { return readBundled(judge.Read) })
+
+// BundledSummaries are the same reports without their points
+// (judge.ReadSummary): what the kernel pages show. They are read from
+// judge_summaries.json, which go generate ./web writes from the reports
+// (TestJudgeSummariesAreFresh checks it): the browser spent ~0.3-0.5 s of
+// the first kernel page reading the reports themselves (560 KB of JSON,
+// even with the points skipped), and reads this in a few ms.
+var BundledSummaries = sync.OnceValues(func() ([]*judge.Report, error) {
+	var rs []*judge.Report
+	if err := json.Unmarshal(judgeSummaries, &rs); err != nil {
+		return nil, fmt.Errorf("playground/judge_summaries.json: %v (go generate ./web rewrites it)", err)
+	}
+	return rs, nil
+})
+
+//go:embed judge_summaries.json
+var judgeSummaries []byte
+
+// JudgeSummaries is what judge_summaries.json holds: the bundled reports
+// read by judge.ReadSummary, as JSON.
+func JudgeSummaries() ([]byte, error) {
+	rs, err := readBundled(judge.ReadSummary)
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(rs)
+	return append(b, '\n'), err
+}
+
+func readBundled(read func(io.Reader) (*judge.Report, error)) ([]*judge.Report, error) {
 	var out []*judge.Report
 	for _, name := range contracts.JudgeReports() {
 		f, err := contracts.JudgeFS.Open("judge/" + name)
 		if err != nil {
 			return nil, err
 		}
-		r, err := judge.Read(f)
+		r, err := read(f)
 		f.Close()
 		if err != nil {
 			return nil, fmt.Errorf("contracts/judge/%s: %v", name, err)
@@ -302,4 +335,4 @@ var BundledReports = sync.OnceValues(func() ([]*judge.Report, error) {
 		out = append(out, r)
 	}
 	return out, nil
-})
+}

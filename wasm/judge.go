@@ -75,7 +75,7 @@ func init() {
 // judgeReports are what kernel pages show beside their formulas: the
 // shipped reports and this tab's sweep.
 func judgeReports() []*judge.Report {
-	rs, err := playground.BundledReports()
+	rs, err := playground.BundledSummaries()
 	if err != nil {
 		println("fkc:", err.Error())
 	}

@@ -1,7 +1,9 @@
 // Command gen draws the catalog into web/static/index.html (between its
 // markers), the same way the browser app would draw it at start-up, so the
-// first screen needs no WebAssembly. `go generate ./web` runs it; a test
-// (playground) checks the file is fresh.
+// first screen needs no WebAssembly, and writes the bundled Judge reports'
+// fits (points left out) to playground/judge_summaries.json, which the
+// kernel pages read instead of the reports. `go generate ./web` runs it;
+// tests (playground) check both files are fresh.
 package main
 
 import (
@@ -20,6 +22,12 @@ func main() {
 			if out, err = playground.SplicePrerendered(string(page), html); err == nil {
 				err = os.WriteFile(path, []byte(out), 0o644)
 			}
+		}
+	}
+	if err == nil {
+		var sums []byte
+		if sums, err = playground.JudgeSummaries(); err == nil {
+			err = os.WriteFile("../playground/judge_summaries.json", sums, 0o644)
 		}
 	}
 	if err != nil {
