@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"sort"
 	"strings"
@@ -89,6 +90,14 @@ var runCases = []runCase{
 	}},
 	{"argmax/many-rows", "argmax", []string{"--dim", "1"}, func(t *testing.T) map[string]*tensor.Tensor {
 		return map[string]*tensor.Tensor{"x": tensorOf(t, tensor.F32, []int{1100, 37}, 3, 7, 7, 1, -5, 9, 2, -6, 9)}
+	}},
+	// NaN (skipped), -0 beside +0 (the first one's sign is kept), ±inf and
+	// ties, with 7 columns against a 9-value cycle so every row differs.
+	{"max/dim-many-rows-specials", "max", []string{"--dim", "1"}, func(t *testing.T) map[string]*tensor.Tensor {
+		return map[string]*tensor.Tensor{"x": tensorOf(t, tensor.F32, []int{1100, 7}, math.NaN(), math.Copysign(0, -1), 0, math.Inf(-1), -3, math.NaN(), 0, math.Copysign(0, -1), math.Inf(-1))}
+	}},
+	{"argmin/many-rows-specials", "argmin", []string{"--dim", "1"}, func(t *testing.T) map[string]*tensor.Tensor {
+		return map[string]*tensor.Tensor{"x": tensorOf(t, tensor.F16, []int{1100, 7}, 2, math.NaN(), math.Copysign(0, -1), 0, math.Inf(1), 2, math.Inf(1), 0, -1)}
 	}},
 	{"gather/rows", "gather", []string{"--dim", "1"}, func(t *testing.T) map[string]*tensor.Tensor {
 		return map[string]*tensor.Tensor{"data": tensorOf(t, tensor.F32, []int{128, 300}), "indices": tensorOf(t, tensor.U32, []int{128, 300}, 299, 0, 17, 150, 3)}

@@ -289,14 +289,22 @@ fn reduced_seq(seg: u32) -> u32 {
         }
         return result_of(seg, acc, vec2<u32>(0u, NONE));
     }
-    var best = vec2<u32>(0u, NONE);
+    // Extrema on integer keys (okey: NaN never better, -0 and +0 tie): a
+    // strictly larger key wins, so on a tie the first k keeps it, and the
+    // winner's own bits (a -0 stays -0) are read back once at the end.
+    var bk = 0u;
+    var bi = NONE;
     for (var k = 0u; k < K; k = k + 1u) {
-        let b = load_bits(base + seg_off(k));
-        if (!isnan32(wide(b))) {
-            best = pick(best, vec2<u32>(b, k));
+        let key = okey(load_bits(base + seg_off(k)));
+        if (key > bk) {
+            bk = key;
+            bi = k;
         }
     }
-    return result_of(seg, 0.0, best);
+    if (bi == NONE) {
+        return result_of(seg, 0.0, vec2<u32>(0u, NONE));
+    }
+    return result_of(seg, 0.0, vec2<u32>(load_bits(base + seg_off(bi)), bi));
 }
 
 // Output writers: one thread per output word (2 half outputs per word).
