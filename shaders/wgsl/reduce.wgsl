@@ -282,10 +282,22 @@ fn reduced_from_partials(seg: u32) -> u32 {
 fn reduced_seq(seg: u32) -> u32 {
     let K = P[1];
     let base = seg_base(seg);
+    // One collapsed axis (the common case): element k is at base + k·st,
+    // walked by adding st rather than by seg_off(k) per element.
+    let one = P[6] == 1u;
+    let st = P[32];
     if (OP == 0u) {
         var acc = 0.0;
-        for (var k = 0u; k < K; k = k + 1u) {
-            acc = acc + bitcast<f32>(wide(load_bits(base + seg_off(k))));
+        if (one) {
+            var e = base;
+            for (var k = 0u; k < K; k = k + 1u) {
+                acc = acc + bitcast<f32>(wide(load_bits(e)));
+                e = e + st;
+            }
+        } else {
+            for (var k = 0u; k < K; k = k + 1u) {
+                acc = acc + bitcast<f32>(wide(load_bits(base + seg_off(k))));
+            }
         }
         return result_of(seg, acc, vec2<u32>(0u, NONE));
     }
@@ -294,11 +306,23 @@ fn reduced_seq(seg: u32) -> u32 {
     // winner's own bits (a -0 stays -0) are read back once at the end.
     var bk = 0u;
     var bi = NONE;
-    for (var k = 0u; k < K; k = k + 1u) {
-        let key = okey(load_bits(base + seg_off(k)));
-        if (key > bk) {
-            bk = key;
-            bi = k;
+    if (one) {
+        var e = base;
+        for (var k = 0u; k < K; k = k + 1u) {
+            let key = okey(load_bits(e));
+            if (key > bk) {
+                bk = key;
+                bi = k;
+            }
+            e = e + st;
+        }
+    } else {
+        for (var k = 0u; k < K; k = k + 1u) {
+            let key = okey(load_bits(base + seg_off(k)));
+            if (key > bk) {
+                bk = key;
+                bi = k;
+            }
         }
     }
     if (bi == NONE) {
