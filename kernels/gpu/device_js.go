@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"runtime"
 	"syscall/js"
 	"time"
 	"unsafe"
@@ -213,23 +214,25 @@ func (platform) readBack(d *Device, j *job) (err error) {
 }
 
 // fill creates a buffer holding the regions (zero elsewhere: WebGPU
-// buffers start zeroed). Two ways, by how much of the buffer the regions
-// cover:
+// buffers start zeroed): a plain buffer, each region written by
+// queue.writeBuffer straight from the Go memory (the page's
+// __fkcWriteView, app.js; a JS-owned copy without it). Where the
+// regions do not start on whole words, or the binding's layout changed
+// (jsLayoutOK), the buffer is mapped at creation and the bytes copied in
+// (CreateBufferInit, js.CopyBytesToJS).
 //
-//   - An input (regions covering most of it) is copied into the buffer
-//     mapped at creation (CreateBufferInit copies with js.CopyBytesToJS);
-//     a single region at offset 0 goes straight from its Go bytes.
-//   - An output, whose regions are its guard words and tail (a few hundred
-//     bytes of a buffer of any size), is a plain buffer, and each region is
-//     written by queue.writeBuffer from a copy in a JS-owned array. Mapping
-//     the whole buffer instead uploaded its full size (25.6 MB for a pad's
-//     output, to set 128 bytes).
+// Mapped at creation, a 67 MB input took ~370 ms to reach SwiftShader's
+// device in headless Chromium, against ~190 ms written by writeBuffer
+// (browser_peers transferFloor, the same run); the plain buffer also
+// spares an output uploading its full size to set its guard words.
 //
 // The binding's own Queue.WriteBuffer is avoided: it hands WebGPU a view of
-// the wasm memory (jsx.BytesToJS), which a heap growth between making the
-// view and the call detaches — WebGPU then sees an empty array ("Number of
-// bytes to write is too large"). No pooling in the browser (Device.poolCap
-// is 0).
+// the wasm memory (jsx.BytesToJS) made before the call, which a heap growth
+// in between detaches — WebGPU then sees an empty array ("Number of bytes
+// to write is too large"). __fkcWriteView makes the view inside its JS
+// call, after Go has made the call's arguments, and writeBuffer copies the
+// bytes before it returns, while no Go code runs. No pooling in the
+// browser (Device.poolCap is 0).
 func (j *job) fill(what string, size uint64, usage wgpu.BufferUsage, zero bool, regions []region) (*buffer, error) {
 	label := j.op + ":" + what
 	kept := usage
@@ -241,8 +244,12 @@ func (j *job) fill(what string, size uint64, usage wgpu.BufferUsage, zero bool, 
 	}
 	var wb *wgpu.Buffer
 	var err error
+	aligned := true
+	for _, r := range regions {
+		aligned = aligned && r.offset%4 == 0
+	}
 	switch {
-	case len(regions) == 0 || 2*covered < size && whole && jsLayoutOK:
+	case len(regions) == 0 || aligned && jsLayoutOK:
 		wb, err = j.d.dev.CreateBuffer(&wgpu.BufferDescriptor{Label: label, Size: size, Usage: usage})
 		if err == nil {
 			writeRegions(j.d.queue, wb, regions)
@@ -264,17 +271,33 @@ func (j *job) fill(what string, size uint64, usage wgpu.BufferUsage, zero bool, 
 	return b, nil
 }
 
-// writeRegions queues a write of each region into b, each from its own
-// JS-owned copy (writeBuffer takes whole words: fill sends only those).
+// writeRegions queues a write of each region (at a whole-word offset) into
+// b: its whole words straight from the Go memory (writeView), a last
+// partial word from a JS-owned copy padded with zeros (writeBuffer takes
+// whole words).
 func writeRegions(q *wgpu.Queue, b *wgpu.Buffer, regions []region) {
 	qjs, bjs := jsValueOf(q), jsValueOf(b)
+	view := js.Global().Get("__fkcWriteView")
+	copied := func(off uint64, data []byte) {
+		a := js.Global().Get("Uint8Array").New(len(data))
+		js.CopyBytesToJS(a, data)
+		qjs.Call("writeBuffer", bjs, off, a)
+	}
 	for _, r := range regions {
-		if len(r.data) == 0 {
-			continue
+		words := len(r.data) &^ 3
+		switch {
+		case words == 0:
+		case view.Type() == js.TypeFunction:
+			view.Invoke(qjs, bjs, r.offset, uintptr(unsafe.Pointer(&r.data[0])), words)
+			runtime.KeepAlive(r.data)
+		default:
+			copied(r.offset, r.data[:words])
 		}
-		a := js.Global().Get("Uint8Array").New(len(r.data))
-		js.CopyBytesToJS(a, r.data)
-		qjs.Call("writeBuffer", bjs, r.offset, a)
+		if rest := r.data[words:]; len(rest) > 0 {
+			var w [4]byte
+			copy(w[:], rest)
+			copied(r.offset+uint64(words), w[:])
+		}
 	}
 }
 

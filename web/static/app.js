@@ -98,6 +98,9 @@
       const result = { module: await compiled };
       result.instance = await WebAssembly.instantiate(result.module, g.importObject);
       globalThis.wasm = result; // cogentcore/webgpu's JS binding reads wasm.instance.exports.mem
+      // kernels/gpu uploads straight from the Go memory: the view is made in
+      // the call, so no heap growth since Go made the arguments detaches it.
+      globalThis.__fkcWriteView = (q, b, off, ptr, n) => q.writeBuffer(b, off, new Uint8Array(result.instance.exports.mem.buffer, ptr, n));
       tm.wasmLoadedMs = performance.now() - t0;
       g.run(result.instance).then(() => {
         go = null;

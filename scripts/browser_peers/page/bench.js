@@ -434,7 +434,17 @@ async function transferFloor({ in_MB = 25.2, out_MB = 25.6, pattern = "fkc", rep
       new Uint8Array(inBuf.getMappedRange()).set(src); inBuf.unmap();
       outBuf = dev.createBuffer({ size: outBytes, usage: U.STORAGE | U.COPY_SRC | U.COPY_DST, mappedAtCreation: true });
       new Uint8Array(outBuf.getMappedRange()).set(host); outBuf.unmap();
-    } else if (pattern === "mapped-in" || pattern === "write-in") {
+    } else if (pattern === "write-scoped") {
+      // error scopes around a plain writeBuffer of the caller's array
+      dev.pushErrorScope("out-of-memory"); dev.pushErrorScope("validation");
+      inBuf = dev.createBuffer({ size: inBytes, usage: U.STORAGE | U.COPY_DST });
+      dev.queue.writeBuffer(inBuf, 0, src);
+      outBuf = dev.createBuffer({ size: outBytes, usage: U.STORAGE | U.COPY_SRC });
+    } else if (pattern === "noscope-mapped") {
+      inBuf = dev.createBuffer({ size: inBytes, usage: U.STORAGE | U.COPY_DST, mappedAtCreation: true });
+      new Uint8Array(inBuf.getMappedRange()).set(src); inBuf.unmap();
+      outBuf = dev.createBuffer({ size: outBytes, usage: U.STORAGE | U.COPY_SRC });
+    } else if (pattern === "mapped-in" || pattern === "write-in" || pattern === "map-first") {
       // fkc since its sparse outputs: error scopes, the input mapped at
       // creation (or written), a plain output.
       dev.pushErrorScope("out-of-memory"); dev.pushErrorScope("validation");
@@ -455,8 +465,16 @@ async function transferFloor({ in_MB = 25.2, out_MB = 25.6, pattern = "fkc", rep
     const enc = dev.createCommandEncoder();
     enc.copyBufferToBuffer(outBuf, 0, stage, 0, outBytes);
     dev.queue.submit([enc.finish()]);
-    if (pattern !== "tfjs") { await dev.popErrorScope(); await dev.popErrorScope(); }
-    await stage.mapAsync(GPUMapMode.READ);
+    if (pattern === "map-first" || pattern === "noscope-mapped" || pattern === "write-scoped") {
+      // mapAsync issued before the scopes are popped (kernels/gpu's order),
+      // or no scopes at all with the input mapped at creation.
+      const mapped = stage.mapAsync(GPUMapMode.READ);
+      if (pattern !== "noscope-mapped") { await dev.popErrorScope(); await dev.popErrorScope(); }
+      await mapped;
+    } else {
+      if (pattern !== "tfjs") { await dev.popErrorScope(); await dev.popErrorScope(); }
+      await stage.mapAsync(GPUMapMode.READ);
+    }
     host.set(new Uint8Array(stage.getMappedRange()));
     stage.unmap();
     const dt = performance.now() - t0;
