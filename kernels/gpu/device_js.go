@@ -203,7 +203,12 @@ func (platform) readBack(d *Device, j *job) (err error) {
 		if err := d.lostErr(); err != nil {
 			return err
 		}
-		m := b.b.GetMappedRange(0, uint(b.size))
+		var m mapped
+		if jsLayoutOK {
+			m = jsMapped{js.Global().Get("Uint8Array").New(jsValueOf(b.b).Call("getMappedRange", 0, b.size))}
+		} else {
+			m = goBytes(b.b.GetMappedRange(0, uint(b.size)))
+		}
 		err := j.take(o, m)
 		b.b.Unmap()
 		if err != nil {
@@ -211,6 +216,24 @@ func (platform) readBack(d *Device, j *job) (err error) {
 		}
 	}
 	return nil
+}
+
+// jsMapped is a mapped staging buffer as a JS Uint8Array: take copies the
+// payload out of it once, straight into its place in Go memory (the
+// binding's GetMappedRange copied the whole range into a new Go slice
+// first, and take copied it again).
+type jsMapped struct{ a js.Value }
+
+func (m jsMapped) read(off, n int) []byte {
+	b := make([]byte, n)
+	m.copyInto(b, off)
+	return b
+}
+
+func (m jsMapped) copyInto(dst []byte, off int) {
+	if len(dst) > 0 {
+		js.CopyBytesToGo(dst, m.a.Call("subarray", off, off+len(dst)))
+	}
 }
 
 // fill creates a buffer holding the regions (zero elsewhere: WebGPU

@@ -382,7 +382,7 @@ func (platform) readBack(d *Device, j *job) error {
 	var first error
 	for _, o := range j.outs {
 		m := o.stage.b.GetMappedRange(0, uint(o.size))
-		if err := j.take(o, m); err != nil && first == nil {
+		if err := j.take(o, goBytes(m)); err != nil && first == nil {
 			first = err
 		}
 		o.stage.b.Unmap()

@@ -437,24 +437,39 @@ func (j *job) run() error {
 	return nil
 }
 
+// mapped is a staging buffer's bytes as read back: natively the mapped
+// range itself (goBytes); in the browser the mapped ArrayBuffer, copied
+// out of only where take needs its bytes.
+type mapped interface {
+	read(off, n int) []byte       // bytes [off, off+n) (a guard, a tail: small)
+	copyInto(dst []byte, off int) // bytes [off, off+len(dst)) into dst
+}
+
+// goBytes is a mapped range already in Go memory.
+type goBytes []byte
+
+func (m goBytes) read(off, n int) []byte       { return m[off : off+n] }
+func (m goBytes) copyInto(dst []byte, off int) { pcopy(dst, m[off:off+len(dst)]) }
+
 // take checks a mapped readback (guard words, tail lanes) and copies its
 // payload to o.into (or a new slice) as o.data.
-func (j *job) take(o *outBuf, m []byte) error {
+func (j *job) take(o *outBuf, m mapped) error {
 	if !o.guarded {
-		o.data = append([]byte(nil), m[:o.payload]...)
+		o.data = make([]byte, o.payload)
+		m.copyInto(o.data, 0)
 		return nil
 	}
-	for k := range 4 * guardWords {
-		if m[k] != poison {
-			return fmt.Errorf("internal: guard word before the output was overwritten (byte %d = %#x)", k, m[k])
+	for k, v := range m.read(0, 4*guardWords) {
+		if v != poison {
+			return fmt.Errorf("internal: guard word before the output was overwritten (byte %d = %#x)", k, v)
 		}
 	}
 	if o.ready != nil {
 		<-o.ready
 		o.into = o.result.Data
 	}
-	body := m[4*guardWords:]
-	for k, v := range body[o.payload : o.size-4*guardWords] {
+	body := 4 * guardWords
+	for k, v := range m.read(body+o.payload, int(o.size)-body-o.payload) {
 		if v != poison {
 			return fmt.Errorf("internal: output overrun: byte %d past the %d-byte payload was overwritten (%#x)", k, o.payload, v)
 		}
@@ -462,7 +477,7 @@ func (j *job) take(o *outBuf, m []byte) error {
 	if o.into == nil {
 		o.into = make([]byte, o.payload)
 	}
-	pcopy(o.into, body[:o.payload])
+	m.copyInto(o.into, body)
 	o.data = o.into
 	return nil
 }
