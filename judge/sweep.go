@@ -727,8 +727,8 @@ type timing struct {
 	// On the CPU where the OS says (cpuTimes): the calling thread's CPU
 	// time per run, and that of the process's other threads meanwhile.
 	thread, others float64
-	// workers: the most goroutines a kernel loop split over (1 on a GPU,
-	// or where no loop split).
+	// workers: the most goroutines a kernel loop split over (1 where no
+	// loop split; 0 on a GPU, where it is not recorded).
 	workers int
 }
 

@@ -115,12 +115,11 @@ func warmUp() {
 	defer func() { recover() }() // best effort: a failure here shows on the real click
 	<-app.gpuDone
 	time.Sleep(50 * time.Millisecond) // let the page paint and answer first
-	judgeReports()
-	rows := app.site().Rows()
+	s := app.site()
+	rows := s.Rows()
 	if len(rows) == 0 {
 		return
 	}
-	s := app.site()
 	s.Reports = judgeReports()
 	p, err := s.KernelPage(rows[0].ID, nil)
 	if err != nil {

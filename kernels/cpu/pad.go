@@ -203,14 +203,6 @@ func padSetup(x *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad, fill []by
 	return newOutput(x.DType, shape), nil
 }
 
-func byteStrides(shape []int, es int) []int {
-	st := tensor.Strides(shape)
-	for i := range st {
-		st[i] *= es
-	}
-	return st
-}
-
 // PadBackward is pad_backward_{f32,f64,bf16,f16}: grad_in's shape is derived
 // from grad_out's and the padding; every output position, in flat order,
 // adds its gradient into an f64 accumulator for the input slot it was read

@@ -260,17 +260,12 @@ func (j *job) fill(what string, size uint64, usage wgpu.BufferUsage, zero bool, 
 	label := j.op + ":" + what
 	kept := usage
 	usage |= wgpu.BufferUsageCopyDst
-	covered, whole := uint64(0), true
-	for _, r := range regions {
-		covered += uint64(len(r.data))
-		whole = whole && r.offset%4 == 0 && len(r.data)%4 == 0
-	}
-	var wb *wgpu.Buffer
-	var err error
 	aligned := true
 	for _, r := range regions {
 		aligned = aligned && r.offset%4 == 0
 	}
+	var wb *wgpu.Buffer
+	var err error
 	switch {
 	case len(regions) == 0 || aligned && jsLayoutOK:
 		wb, err = j.d.dev.CreateBuffer(&wgpu.BufferDescriptor{Label: label, Size: size, Usage: usage})
@@ -295,7 +290,7 @@ func (j *job) fill(what string, size uint64, usage wgpu.BufferUsage, zero bool, 
 }
 
 // writeRegions queues a write of each region (at a whole-word offset) into
-// b: its whole words straight from the Go memory (writeView), a last
+// b: its whole words straight from the Go memory (__fkcWriteView), a last
 // partial word from a JS-owned copy padded with zeros (writeBuffer takes
 // whole words).
 func writeRegions(q *wgpu.Queue, b *wgpu.Buffer, regions []region) {
