@@ -283,7 +283,10 @@ fn reduced_seq(seg: u32) -> u32 {
     let K = P[1];
     let base = seg_base(seg);
     // One collapsed axis (the common case): element k is at base + k·st,
-    // walked by adding st rather than by seg_off(k) per element.
+    // walked by adding st rather than by seg_off(k) per element. The loops
+    // are written twice on purpose: one loop choosing its address per
+    // element was 10-30% slower on SwiftShader (interleaved A/B, sum / max
+    // / argmax along dim 1 of [4096,4096]).
     let one = P[6] == 1u;
     let st = P[32];
     if (OP == 0u) {
