@@ -147,6 +147,18 @@ func (e *Engine) LastDeviceTimes() (endToEnd, kernel time.Duration) {
 	return e.dev.LastGPUTime(), e.dev.LastKernelTime()
 }
 
+// SteadyClocks asks the attached device, where it can, to keep its clocks
+// at a busy GPU's before each call that follows a second of idling
+// (gpu.Device.SetSteadyClocks): a timing mode for benchmarks. It reports
+// whether the device took it.
+func (e *Engine) SteadyClocks(d time.Duration) bool {
+	s, ok := e.dev.(interface{ SetSteadyClocks(time.Duration) })
+	if ok {
+		s.SetSteadyClocks(d)
+	}
+	return ok
+}
+
 // Exercised says which variants run an entry point's binding, whether or
 // not its implementation is attached.
 func (e *Engine) Exercised(entryPoint string) []kernels.Variant {

@@ -62,6 +62,7 @@ func diagCases(s int) []diagCase {
 	gi := ix(4096, 4096/s, 4096)
 	ai := ix(4096, 4096)
 	src := vals(4096/s, 4096)
+	tiny := vals(4, 4)
 	e := func(_ *tensor.Tensor, err error) error { return err }
 	return []diagCase{
 		{"pad constant", func(d *Device) error { return e(d.Pad(x, kernels.Constant, pads, make([]byte, 4))) }},
@@ -77,6 +78,9 @@ func diagCases(s int) []diagCase {
 		{"gather", func(d *Device) error { return e(d.Gather(m, gi, 1)) }},
 		{"index_add", func(d *Device) error { return e(d.IndexAdd(m, ai, src, 1)) }},
 		{"scatter_add", func(d *Device) error { return e(d.ScatterAdd(m, gi, src, 1)) }},
+		// One tiny dispatch: the fixed cost inside the kernel-time window.
+		{"tiny pad", func(d *Device) error { return e(d.Pad(tiny, kernels.Reflect, pp(1, 1, 1, 1), nil)) }},
+		{"tiny pad_backward", func(d *Device) error { return e(d.PadBackwardGather(tiny, kernels.Reflect, pp(1, 1, 1, 1))) }},
 	}
 }
 
@@ -168,6 +172,10 @@ func TestDiag(t *testing.T) {
 				addSQ = sq
 				runCase(fmt.Sprintf("sq%d", sq), byName["scatter_add"], *diagReps)
 				addSQ = saved
+			}
+			// The fixed cost of one dispatch in the kernel-time window.
+			for _, name := range []string{"tiny pad", "tiny pad_backward"} {
+				runCase("tiny", byName[name], *diagReps)
 			}
 			for _, name := range []string{"sum_all", "sum_dim", "index_select", "gather"} {
 				for _, n := range []int{0, 1, 2, 4} { // 0: by size (the default)

@@ -99,18 +99,37 @@ func padGatherTables(in, out []int, pads []kernels.Pad, mode kernels.Mode) (p, t
 		}
 	}
 	colOff, colList := padSources(in[r-1], pads[r-1].Before, out[r-1], mode)
-	p = make([]uint32, 12)
-	p[0], p[1], p[2] = uint32(tensor.NumElems(in)), uint32(in[r-1]), uint32(out[r-1])
+	// The sole tables: where a row (column) is read by exactly one output
+	// row (column), that row's flat start (that column), else NONE.
+	L := uint32(out[r-1])
+	rowSole := soleOf(rowOff, rowList, L)
+	colSole := soleOf(colOff, colList, 1)
+	parts := [][]uint32{rowOff, rowList, colOff, colList, rowSole, colSole}
+	p = make([]uint32, 14)
+	p[0], p[1], p[2] = uint32(tensor.NumElems(in)), uint32(in[r-1]), L
 	at := 0
-	for i, part := range [][]uint32{rowOff, rowList, colOff, colList} {
-		p[4+i] = uint32(at)
+	for i, part := range parts {
+		p[[]int{4, 5, 6, 7, 12, 13}[i]] = uint32(at)
 		at += len(part)
 	}
 	t = make([]uint32, 0, at)
-	for _, part := range [][]uint32{rowOff, rowList, colOff, colList} {
+	for _, part := range parts {
 		t = append(t, part...)
 	}
 	return p, t, uint64(longest(rowOff)) * uint64(longest(colOff))
+}
+
+// soleOf is, per entry of a CSR, its one listed value times scale, or
+// NONE (0xffffffff) where it lists more or none.
+func soleOf(off, list []uint32, scale uint32) []uint32 {
+	s := make([]uint32, len(off)-1)
+	for i := range s {
+		s[i] = 0xffffffff
+		if off[i+1]-off[i] == 1 {
+			s[i] = list[off[i]] * scale
+		}
+	}
+	return s
 }
 
 // longest is the longest list of a CSR offset array.
@@ -157,7 +176,7 @@ func padGatherTableWords(in, out []int, pads []kernels.Pad, mode kernels.Mode) u
 		inRows *= uint64(in[a])
 	}
 	cols := uint64(padReads(in[r-1], pads[r-1].Before, out[r-1], mode))
-	return inRows + 1 + rows + uint64(in[r-1]) + 1 + cols
+	return inRows + 1 + rows + uint64(in[r-1]) + 1 + cols + inRows + uint64(in[r-1])
 }
 
 // padReads counts the output coordinates of one axis that read the input

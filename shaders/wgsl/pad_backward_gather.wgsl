@@ -32,7 +32,7 @@
 // watchdogs stop long dispatches) without changing the order of the adds.
 // P: [n_in, n (input last axis), L (output last axis), 0,
 //     row_off, row_list, col_off, col_list (word offsets into T),
-//     k0, k1, first pass (1/0), last pass (1/0)]
+//     k0, k1, first pass (1/0), last pass (1/0), row_sole, col_sole]
 
 @group(0) @binding(0) var<storage, read> P: array<u32>;
 @group(0) @binding(1) var<storage, read> T: array<u32>;
@@ -87,21 +87,20 @@ fn fold(e: u32) -> ACC {
     return acc;
 }
 
-// The grad_out element that is slot e's only contribution (one pass), or
-// NONE: most slots of a pad have one, and their value needs no arithmetic
-// (0 + g, narrowed, is g itself, but for -0 -> +0).
+// The grad_out element that is slot e's only contribution, or NONE: most
+// slots of a pad have one (the interior), and their value needs no
+// arithmetic (0 + g, narrowed, is g itself, but for -0 -> +0). From the
+// sole tables: per input row the start of the one output row that reads
+// it, per column the one output column (NONE where there are more, or none).
 fn sole(e: u32) -> u32 {
-    if (P[10] != 1u || P[11] != 1u) {
-        return NONE;
-    }
     let row = e / P[1];
     let col = e - row * P[1];
-    let r0 = T[P[4] + row];
-    let c0 = T[P[6] + col];
-    if (T[P[4] + row + 1u] - r0 != 1u || T[P[6] + col + 1u] - c0 != 1u) {
+    let rs = T[P[12] + row];
+    let cs = T[P[13] + col];
+    if (rs == NONE || cs == NONE) {
         return NONE;
     }
-    return T[P[5] + r0] * P[2] + T[P[7] + c0];
+    return rs + cs;
 }
 
 // Slot e's value: stored as the result on the last pass, else carried.

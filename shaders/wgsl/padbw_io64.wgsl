@@ -9,11 +9,19 @@ fn gload(i: u32) -> ACC {
     return gout[i];
 }
 
+// Slot t: a sole contribution copied, else the sum; a zero stores +0, as
+// the CPU's.
 fn emit(t: u32) {
     if (t >= P[0]) { return; }
-    var a = settle(t);
+    var a: f64;
+    let s = sole(t);
+    if (s != NONE) {
+        a = gout[s];
+    } else {
+        a = settle(t);
+    }
     if (a == 0.0lf) {
-        a = 0.0lf;                                   // a zero sum stores +0, as the CPU's
+        a = 0.0lf;
     }
     dst[GUARD / 2u + t] = a;
 }
