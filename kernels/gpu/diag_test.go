@@ -63,6 +63,7 @@ func diagCases(s int) []diagCase {
 	ai := ix(4096, 4096)
 	src := vals(4096/s, 4096)
 	tiny := vals(4, 4)
+	levels := vals(2, 1<<20) // two segments of 2^20: bulk, level, finalize
 	e := func(_ *tensor.Tensor, err error) error { return err }
 	return []diagCase{
 		{"pad constant", func(d *Device) error { return e(d.Pad(x, kernels.Constant, pads, make([]byte, 4))) }},
@@ -81,6 +82,7 @@ func diagCases(s int) []diagCase {
 		// One tiny dispatch: the fixed cost inside the kernel-time window.
 		{"tiny pad", func(d *Device) error { return e(d.Pad(tiny, kernels.Reflect, pp(1, 1, 1, 1), nil)) }},
 		{"tiny pad_backward", func(d *Device) error { return e(d.PadBackwardGather(tiny, kernels.Reflect, pp(1, 1, 1, 1))) }},
+		{"tiny sum levels", func(d *Device) error { return e(d.SumDim(levels, 1)) }},
 	}
 }
 
@@ -177,6 +179,7 @@ func TestDiag(t *testing.T) {
 			for _, name := range []string{"tiny pad", "tiny pad_backward"} {
 				runCase("tiny", byName[name], *diagReps)
 			}
+			runCase("tiny", byName["tiny sum levels"], *diagReps)
 			for _, name := range []string{"sum_all", "sum_dim", "index_select", "gather"} {
 				for _, n := range []int{0, 1, 2, 4} { // 0: by size (the default)
 					saved := streamPieces

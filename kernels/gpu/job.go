@@ -343,16 +343,21 @@ func (j *job) encodePasses() int {
 		reps = 1
 	}
 	j.d.plat.stampBegin(j)
+	// One compute pass for all of the call's dispatches (WebGPU makes
+	// each dispatch of a pass see the writes of those before it): on the
+	// H200 a pass per dispatch cost 3-7 us more per extra dispatch in the
+	// kernel-time window (sum_all 98.9 -> 94.8 us, index_add dim 1 175.5
+	// -> 170.5, two 2^20-element sums in three levels 27.6 -> 20.4).
+	cp := j.enc.BeginComputePass(nil)
 	for range reps {
 		for _, ps := range j.passes {
-			cp := j.enc.BeginComputePass(nil)
 			cp.SetPipeline(ps.p.pipeline)
 			cp.SetBindGroup(0, ps.bg, nil)
 			cp.DispatchWorkgroups(ps.x, ps.y, 1)
-			cp.End()
-			cp.Release()
 		}
 	}
+	cp.End()
+	cp.Release()
 	return reps
 }
 
