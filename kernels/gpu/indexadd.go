@@ -148,14 +148,23 @@ func (d *Device) runAdd(c *indexCall) (*tensor.Tensor, error) {
 		off, order = bucketsByIndex(c.idx.U32(), c.bound)
 	}
 	kidx := j.words("bucket_order", order)
-	units := (n + int(k.per) - 1) / int(k.per)
+	per := int(k.per)
+	if rows == 0 && !scatter && dt == tensor.F32 && p[6] > 0 && p[6]%4 == 0 {
+		// Slices of whole 16-byte units: index_add4.wgsl.
+		if pk, err = d.pipeline(kernelSpec{name: "index_add4", file: "index_add4.wgsl", entry: "main",
+			rw: []bool{false, false, false, false, true, true, false, true}}); err != nil {
+			return nil, err
+		}
+		per = 4
+	}
+	units := (n + per - 1) / per
 	if rows > 0 {
 		j.dispatch(pk, uint64(rows), j.words("params", p), data, kidx, src, dst.buf, flag.buf, j.words("bucket_off", off), j.scratch("unused", 16))
 		return c.finish(j, flag, out)
 	}
 	// A bucket longer than the chain is continued by further passes over
 	// the units that hold one, its accumulator carried in `state`.
-	long := longUnits(off, n, int(k.per), addChain, func(e int) int {
+	long := longUnits(off, n, per, addChain, func(e int) int {
 		if scatter {
 			return e
 		}

@@ -158,6 +158,12 @@ func TestLoopBudgetAdds(t *testing.T) {
 		got, err := d.IndexAdd(base, idx, src, 0)
 		want, werr := cpu.IndexAdd(base, idx, src, 0)
 		check(name("index_add [3 5] dim 0, 70000 indices onto row 1"), got, err, want, werr)
+		// The same with slices of whole 16-byte units (F32: index_add4.wgsl).
+		base = smallFloats(r, dt, []int{3, 8})
+		src = smallFloats(r, dt, []int{heavy, 8})
+		got, err = d.IndexAdd(base, idx, src, 0)
+		want, werr = cpu.IndexAdd(base, idx, src, 0)
+		check(name("index_add [3 8] dim 0, 70000 indices onto row 1"), got, err, want, werr)
 		// scatter_add, general: 70,000 onto element 2 of 5.
 		base = smallFloats(r, dt, []int{5})
 		idx = onto([]int{heavy}, 5, 2, 100)
