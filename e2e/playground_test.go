@@ -109,6 +109,14 @@ var runCases = []runCase{
 			"src":     tensorOf(t, tensor.F32, []int{128, 300}),
 		}
 	}},
+	// 1100 rows: on SwiftShader one thread per row (scatter_add_seq).
+	{"scatter_add/many-rows", "scatter_add", []string{"--dim", "1"}, func(t *testing.T) map[string]*tensor.Tensor {
+		return map[string]*tensor.Tensor{
+			"base":    tensorOf(t, tensor.F16, []int{1100, 6}, 1, -2),
+			"indices": tensorOf(t, tensor.U32, []int{1100, 9}, 5, 0, 3, 3, 1, 3, 0),
+			"src":     tensorOf(t, tensor.F16, []int{1100, 9}),
+		}
+	}},
 	{"gather", "gather", []string{"--dim", "1"}, func(t *testing.T) map[string]*tensor.Tensor {
 		return map[string]*tensor.Tensor{"data": tensorOf(t, tensor.F32, []int{3, 4}), "indices": tensorOf(t, tensor.U32, []int{3, 2}, 3, 0, 1, 1, 2, 0)}
 	}},

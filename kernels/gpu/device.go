@@ -106,6 +106,9 @@ type Device struct {
 	wedged bool
 	// poisonBodies (tests) starts every overwritten output as poison.
 	poisonBodies bool
+	// forceThreads (tests) takes threadsOverTrees' kernel choices on any
+	// adapter, so that lavapipe checks them too.
+	forceThreads bool
 	// stallForTest stops readBack from polling, as a hung device would:
 	// the timeout path then runs deterministically in tests.
 	stallForTest bool
@@ -207,13 +210,13 @@ func (d *Device) softwareAdapter() bool { return strings.EqualFold(d.info.Adapte
 // barriers buy nothing and cost their emulation: there a row is folded by
 // one thread (`seq`) rather than by a workgroup tree (`rows`), gather reads
 // data per element rather than staging rows (`gather_rows`), and
-// scatter_add takes the bucket table rather than bidding rounds
-// (`scatter_add_rows`). In headless Chromium, with upload and readback,
+// scatter_add along the last axis goes one thread per row
+// (`scatter_add_seq`) rather than by bidding rounds (`scatter_add_rows`). In headless Chromium, with upload and readback,
 // along dim 1 of [4096, 4096]: sum / max / argmax 1808 / 2725 / 1950 ms ->
 // 678 / 891 / 943; gather 10956 -> 2974; scatter_add 27683 -> 6757.
 // lavapipe keeps the GPU choices, which its tests cover.
 func (d *Device) threadsOverTrees() bool {
-	return strings.EqualFold(d.info.Architecture, "swiftshader")
+	return d.forceThreads || strings.EqualFold(d.info.Architecture, "swiftshader")
 }
 
 // Info describes the adapter.

@@ -326,3 +326,66 @@ func TestMoverTuningVariants(t *testing.T) {
 		}
 	}
 }
+
+// The kernel choices of an adapter that runs threads over trees (the
+// browser's SwiftShader: seq reductions, per-element gather, scatter_add
+// one thread per row), taken on this adapter and checked bitwise against
+// the CPU oracle, with enough rows to reach them.
+func TestThreadsOverTreesChoices(t *testing.T) {
+	d := device(t)
+	d.forceThreads = true
+	defer func() { d.forceThreads = false }()
+	r := rand.New(rand.NewSource(17))
+	for _, dt := range floatTypes(d) {
+		for _, sh := range [][]int{{seqSegsEmulated, 6}, {seqSegsEmulated + 3, 40}} {
+			base := randFloat(r, dt, sh, 3)
+			for _, m := range []int{0, 1, 7, 90} {
+				ssh := []int{sh[0], m}
+				src := randFloat(r, dt, ssh, 3)
+				idx := randIdx(r, ssh, sh[1])
+				name := fmt.Sprintf("scatter_add/%v%v/src%v", dt, sh, ssh)
+				want, err := cpu.ScatterAdd(base, idx, src, 1)
+				if err != nil {
+					t.Fatalf("%s: cpu: %v", name, err)
+				}
+				got, err := d.ScatterAdd(base, idx, src, 1)
+				if err != nil {
+					t.Errorf("%s: %v", name, err)
+					continue
+				}
+				sameBits(t, name, got, want)
+			}
+		}
+	}
+	// Rows folded one thread each (max, argmax: bitwise) and gather read
+	// per element.
+	x := randFloat(r, tensor.F32, []int{seqSegsEmulated, 3000}, 3)
+	specialGrads(r, x)
+	for name, f := range map[string][2]func(*tensor.Tensor, int) (*tensor.Tensor, error){
+		"max_dim": {d.MaxDim, cpu.MaxDim}, "argmax_dim": {d.ArgMaxDim, cpu.ArgMaxDim},
+	} {
+		got, err := f[0](x, 1)
+		want, werr := f[1](x, 1)
+		if err != nil || werr != nil {
+			t.Fatalf("%s: gpu %v, cpu %v", name, err, werr)
+		}
+		sameBits(t, name, got, want)
+	}
+	gi := randIdx(r, []int{seqSegsEmulated, 500}, 3000)
+	got, err := d.Gather(x, gi, 1)
+	want, werr := cpu.Gather(x, gi, 1)
+	if err != nil || werr != nil {
+		t.Fatalf("gather: gpu %v, cpu %v", err, werr)
+	}
+	sameBits(t, "gather", got, want)
+	// A bad index: the first one (flat position) is reported, as on CPU.
+	base := randFloat(r, tensor.F32, []int{seqSegsEmulated, 4}, 3)
+	src := randFloat(r, tensor.F32, []int{seqSegsEmulated, 3}, 3)
+	idx := randIdx(r, []int{seqSegsEmulated, 3}, 4)
+	idx.U32()[3*700+2], idx.U32()[3*900] = 4, 9
+	_, werr = cpu.ScatterAdd(base, idx, src, 1)
+	_, err = d.ScatterAdd(base, idx, src, 1)
+	if werr == nil || err == nil || err.Error() != werr.Error() {
+		t.Errorf("bad index: gpu %v, cpu %v", err, werr)
+	}
+}

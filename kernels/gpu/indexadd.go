@@ -104,6 +104,8 @@ func (d *Device) runAdd(c *indexCall) (*tensor.Tensor, error) {
 	// Along the last axis with enough rows: one workgroup per row.
 	entry, rows := c.entry, 0
 	switch {
+	case scatter && c.scatterRows() && d.threadsOverTrees() && n/c.bound >= seqSegsEmulated:
+		entry, rows = "scatter_add_seq", n/c.bound
 	case scatter && sct > 0 && c.scatterRows() && n/c.bound >= 64 && !d.threadsOverTrees():
 		entry, rows = "scatter_add_rows", n/c.bound
 	case !scatter:
@@ -124,6 +126,18 @@ func (d *Device) runAdd(c *indexCall) (*tensor.Tensor, error) {
 	src := j.input("src", c.src.Data)
 	dst := j.outputTensor("out", out)
 	flag := j.output("index_error", 4, []byte{0xff, 0xff, 0xff, 0xff}, false)
+	if entry == "scatter_add_seq" {
+		// One thread per row, which checks every index it reads; no
+		// table, no state (placeholders as below). Passes over j keep
+		// each invocation's loop within the budget.
+		none, none2 := j.scratch("unused", 16), j.scratch("unused", 16)
+		chunk := max(1, loopBudget-c.bound/int(k.per))
+		for j0 := 0; j0 == 0 || j0 < c.length; j0 += chunk {
+			p[34], p[35] = uint32(j0), uint32(min(j0+chunk, c.length))
+			j.dispatch(pk, groupsFor(uint64(rows)), j.words("params", p), data, idx, src, dst.buf, flag.buf, none, none2)
+		}
+		return c.finish(j, flag, out)
+	}
 	if entry == "scatter_add_rows" {
 		// The kernel checks every index it reads.
 		// The kernel checks every index it reads; it has no table and no

@@ -325,3 +325,44 @@ fn scatter_add_rows(@builtin(workgroup_id) wid: vec3<u32>,
         workgroupBarrier();
     }
 }
+
+// ---- scatter_add along the last axis, one thread per row ----
+//
+// For adapters that run a workgroup as SIMD lanes of a few host cores
+// (SwiftShader; kernels/gpu threadsOverTrees), where the bidding rounds'
+// barriers and workgroup atomics cost their emulation: thread o copies base
+// row o (on the first pass), then adds src[o, j] onto out[o, idx[o, j]]
+// for j ascending — the oracle's own walk of the row, so every element
+// receives its contributions in ascending j, one add at a time in the
+// dtype. A row's words belong to its thread alone: no table, no atomics
+// but the error word. An index >= C is never used (its flat position goes
+// to err[0]). Pass words: P[34] .. P[35] the j range of this pass; a pass
+// after the first starts from dst, where the previous one left the sums.
+
+@compute @workgroup_size(256)
+fn scatter_add_seq(@builtin(workgroup_id) wid: vec3<u32>,
+                   @builtin(num_workgroups) nwg: vec3<u32>,
+                   @builtin(local_invocation_index) lid: u32) {
+    let o = thread_id(wid, nwg, lid);         // output row
+    let C = P[4];
+    let J = P[5];
+    if (o * C >= P[0]) { return; }
+    let jb = P[34];
+    let je = min(P[35], J);
+    if (jb == 0u) {
+        for (var w = o * C / PER; w < (o + 1u) * C / PER; w = w + 1u) {
+            unit_write(w, data[w]);
+        }
+    }
+    for (var j = jb; j < je; j = j + 1u) {
+        let c = idx[o * J + j];
+        if (c >= C) {
+            bad(o * J + j);
+            continue;
+        }
+        let e = o * C + c;
+        let l = e % PER;
+        let u = unit_read(e / PER);
+        unit_write(e / PER, unit_set(u, l, add(unit_lane(u, l), load_src(o * J + j))));
+    }
+}
