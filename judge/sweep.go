@@ -515,7 +515,7 @@ func (us *unitState) begin() bool {
 	wall := float64(s.now().Sub(t1).Nanoseconds())
 	if err != nil {
 		var un *kernels.Unavailable
-		if errors.As(err, &un) {
+		if errors.As(err, &un) && len(us.k.Points) == 0 {
 			us.k.Skipped = err.Error()
 		} else if len(us.k.Points) == 0 {
 			us.k.Error = err.Error()

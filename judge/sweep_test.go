@@ -51,6 +51,9 @@ type fakeTimer struct {
 	// noise: multipliers of the time, one per sample in turn (none: exact).
 	noise   []float64
 	samples int
+	// unavailAbove > 0: calls moving more bytes are refused as the device
+	// refuses a buffer past its limit (kernels.Unavailable).
+	unavailAbove float64
 }
 
 type fakeCeiling struct {
@@ -80,6 +83,9 @@ func (f *fakeTimer) time(b *registry.Binding, c *kernels.Call, k int) (timing, e
 	bytes, err := ex.Eval(sym)
 	if err != nil {
 		return timing{}, err
+	}
+	if f.unavailAbove > 0 && bytes > f.unavailAbove {
+		return timing{}, &kernels.Unavailable{Kernel: b.Kernel.Name, Need: "a larger buffer"}
 	}
 	outB := float64(tensor.NumElems(out) * dt.Size())
 	host, big := outB, outB
@@ -221,6 +227,30 @@ func TestSweepShortBudget(t *testing.T) {
 	for _, k := range r.Kernels {
 		if !strings.HasPrefix(k.Stop, "budget:") || len(k.Points) == 0 {
 			t.Errorf("%s: stop %q, %d points", k.ID(), k.Stop, len(k.Points))
+		}
+	}
+}
+
+// A size the device cannot take (a buffer past its limit) ends the sweep
+// of a kernel that has points already; only a kernel refused at its first
+// size is skipped.
+func TestSweepUnavailableLaterStops(t *testing.T) {
+	s, ft := fakeSweep(t, Options{Backend: engine.CPU, Kernels: []string{"fuel-cpu-backend/pad"}, DType: tensor.F32, Budget: time.Minute})
+	ft.unavailAbove = 1 << 20
+	r := Run(t.Context(), s, nil)
+	if len(r.Kernels) == 0 {
+		t.Fatal("no kernels")
+	}
+	for _, k := range r.Kernels {
+		if k.Skipped != "" || len(k.Points) == 0 || !strings.Contains(k.Stop, "not available") || k.Fit == nil {
+			t.Errorf("%s: skipped %q, stop %q, %d points, fit %v", k.ID(), k.Skipped, k.Stop, len(k.Points), k.Fit != nil)
+		}
+	}
+	s, ft = fakeSweep(t, Options{Backend: engine.CPU, Kernels: []string{"fuel-cpu-backend/pad"}, DType: tensor.F32, Budget: time.Minute})
+	ft.unavailAbove = 1
+	for _, k := range Run(t.Context(), s, nil).Kernels {
+		if k.Skipped == "" || len(k.Points) != 0 {
+			t.Errorf("%s refused at every size: skipped %q, %d points", k.ID(), k.Skipped, len(k.Points))
 		}
 	}
 }

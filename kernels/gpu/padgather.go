@@ -132,6 +132,18 @@ func soleOf(off, list []uint32, scale uint32) []uint32 {
 	return s
 }
 
+// padMostSources is the most contributions any slot gathers (the product
+// over axes of the most output coordinates reading one input coordinate),
+// as padGatherTables finds it, without building the tables.
+func padMostSources(in, out []int, pads []kernels.Pad, mode kernels.Mode) uint64 {
+	m := uint64(1)
+	for a := range in {
+		off, _ := padSources(in[a], pads[a].Before, out[a], mode)
+		m *= uint64(longest(off))
+	}
+	return m
+}
+
 // longest is the longest list of a CSR offset array.
 func longest(off []uint32) uint32 {
 	m := uint32(0)
@@ -223,12 +235,21 @@ func (d *Device) PadBackwardGather(gradOut *tensor.Tensor, mode kernels.Mode, pa
 	if d.info.ShaderF64 {
 		accBytes = 8
 	}
-	// Size every buffer before building anything (tables, host tensors).
+	// Size every buffer before building anything (tables, host tensors);
+	// the carried state exists only where a chain takes several passes.
+	_, passes, err := d.gatherPasses(padMostSources(in, out, pd, mode))
+	if err != nil {
+		return nil, err
+	}
+	stateBytes := accBytes
+	if passes > 1 {
+		stateBytes = accBytes * uint64(nIn)
+	}
 	if err := d.fits(op,
 		sized{"tables", 4 * padGatherTableWords(in, out, pd, mode)},
 		sized{"grad_out", inBytes(nOut * eb)},
 		sized{"grad_in", outBytes(nIn * eb)},
-		sized{"state", accBytes * uint64(nIn)}); err != nil {
+		sized{"state", stateBytes}); err != nil {
 		return nil, err
 	}
 	acc, io := "acc32.wgsl", "padbw_io32.wgsl"
@@ -241,9 +262,12 @@ func (d *Device) PadBackwardGather(gradOut *tensor.Tensor, mode kernels.Mode, pa
 		io, dtv = "padbw_io64.wgsl", 3
 	}
 	pw, tw, maxC := padGatherTables(in, out, pd, mode)
-	chain, passes, err := d.gatherPasses(maxC)
+	chain, passes2, err := d.gatherPasses(maxC)
 	if err != nil {
 		return nil, err
+	}
+	if passes2 != passes {
+		return nil, fmt.Errorf("gpu: %s: internal: %d passes from the tables, %d from the axes", op, passes2, passes)
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -260,10 +284,7 @@ func (d *Device) PadBackwardGather(gradOut *tensor.Tensor, mode kernels.Mode, pa
 	src := j.input("grad_out", gradOut.Data)
 	gin := &tensor.Tensor{DType: dt, Shape: inShape}
 	dst := j.outputTensor("grad_in", gin)
-	state := j.scratch("state", int(accBytes)*nIn)
-	if passes == 1 {
-		state = j.scratch("state", int(accBytes))
-	}
+	state := j.scratch("state", int(stateBytes))
 	groups := groupsFor(elemWords(nIn, eb))
 	for s := range passes {
 		pw[8], pw[9] = uint32(s*chain), uint32(min((s+1)*chain, maxC))

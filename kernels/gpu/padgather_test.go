@@ -210,3 +210,25 @@ func TestPadBackwardGatherErrors(t *testing.T) {
 		}
 	}
 }
+
+// A one-pass pad backward needs no carried state: a gradient whose f64
+// state (8 bytes a slot) would pass the adapter's binding limit still runs
+// when no slot needs a second pass (the Judge's H200 sweep was refused at
+// 2^26 half slots for a 512 MiB state it never uses).
+func TestPadBackwardGatherNoStateInOnePass(t *testing.T) {
+	d := device(t)
+	rows := int(d.Info().MaxStorageBufferBindingSize/8/64) + 16 // input [rows, 64]
+	g := tensor.New(tensor.F16, []int{rows + 2, 66})
+	for i := range g.NumElems() {
+		g.Set(i, float64(i%7)-3)
+	}
+	got, err := d.PadBackwardGather(g, kernels.Replicate, pp(1, 1, 1, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := cpu.PadBackward(g, kernels.Replicate, pp(1, 1, 1, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameBits(t, "f16 replicate", got, want)
+}
