@@ -232,3 +232,35 @@ func TestPadBackwardGatherNoStateInOnePass(t *testing.T) {
 	}
 	sameBits(t, "f16 replicate", got, want)
 }
+
+// padMostSources, from the shapes alone, never undercounts the tables'
+// longest chain (the state it sizes must hold every carried slot), and is
+// exact for replicate.
+func TestPadMostSourcesBound(t *testing.T) {
+	r := rand.New(rand.NewSource(43))
+	for range 500 {
+		rank := 1 + r.Intn(3)
+		in := make([]int, rank)
+		pads := make([]kernels.Pad, rank)
+		for a := range in {
+			in[a] = 1 + r.Intn(6)
+			pads[a] = kernels.Pad{Before: r.Intn(in[a] + 3), After: r.Intn(in[a] + 3)}
+		}
+		for _, mode := range allModes {
+			if mode == kernels.Reflect {
+				for a := range pads {
+					pads[a].Before, pads[a].After = min(pads[a].Before, in[a]-1), min(pads[a].After, in[a]-1)
+				}
+			}
+			out, err := kernels.PadOutShape("pad", mode, in, pads)
+			if err != nil {
+				continue
+			}
+			_, _, maxC := padGatherTables(in, out, pads, mode)
+			got := padMostSources(in, pads, mode)
+			if got < maxC || (mode == kernels.Replicate && got != maxC) {
+				t.Fatalf("%v %v %v: bound %d, tables %d", mode, in, pads, got, maxC)
+			}
+		}
+	}
+}
