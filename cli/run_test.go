@@ -124,3 +124,14 @@ func TestRunExitCodes(t *testing.T) {
 		}
 	}
 }
+
+// -h / --help on bench and verify prints their flags and exits 0 (it used
+// to fail with "flag: help requested").
+func TestSubcommandHelp(t *testing.T) {
+	for _, args := range [][]string{{"bench", "-h"}, {"bench", "--help"}, {"verify", "-h"}} {
+		code, out, errOut := runMain(args...)
+		if code != 0 || !strings.HasPrefix(out, "usage: fkc "+args[0]) || !strings.Contains(out, "-backend") || errOut != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errOut)
+		}
+	}
+}

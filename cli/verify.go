@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -18,10 +19,21 @@ import (
 // overrides it; 0 turns it off).
 const benchSteadyClocks = 300 * time.Millisecond
 
-// flags parses a subcommand's flags; a parse error is a usage error (the
-// flag package has printed why).
-func flags(fs *flag.FlagSet, args []string) error {
+// errHelp: -h or --help asked for a subcommand's flags, and flags printed
+// them.
+var errHelp = errors.New("help printed")
+
+// flags parses a subcommand's flags; a parse error is a usage error. On
+// -h or --help (where the subcommand defines no flag of that name) it
+// prints the flags to help and returns errHelp.
+func flags(fs *flag.FlagSet, args []string, help ...io.Writer) error {
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) && len(help) > 0 {
+			fmt.Fprintf(help[0], "usage: fkc %s [flags]\n\nflags:\n", fs.Name())
+			fs.SetOutput(help[0])
+			fs.PrintDefaults()
+			return errHelp
+		}
 		return kernels.Usagef("%s: %v", fs.Name(), err)
 	}
 	if fs.NArg() > 0 {
@@ -43,7 +55,9 @@ func verifyCmd(args []string, stdout, stderr io.Writer, cfg Config) int {
 	backend := fs.String("backend", "cpu", "cpu or vulkan")
 	seed := fs.Int64("seed", 1, "random seed")
 	cases := fs.Int("cases", 20, "random cases per kernel × dtype × variant")
-	if err := flags(fs, args); err != nil {
+	if err := flags(fs, args, stdout); err == errHelp {
+		return 0
+	} else if err != nil {
 		return fail(stderr, err)
 	}
 	if err := atLeast1("verify", "cases", *cases); err != nil {
@@ -69,7 +83,9 @@ func benchCmd(args []string, stdout, stderr io.Writer, cfg Config) int {
 	asJSON := fs.Bool("json", false, "JSON output")
 	reps := fs.Int("reps", 5, "timed repetitions per case (median reported)")
 	op := fs.String("op", "", "only cases whose name starts with this")
-	if err := flags(fs, args); err != nil {
+	if err := flags(fs, args, stdout); err == errHelp {
+		return 0
+	} else if err != nil {
 		return fail(stderr, err)
 	}
 	if err := atLeast1("bench", "reps", *reps); err != nil {
