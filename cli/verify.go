@@ -106,7 +106,7 @@ func benchCmd(args []string, stdout, stderr io.Writer, cfg Config) int {
 	if os.Getenv("FKC_STEADY_CLOCKS_MS") == "" {
 		// Time at the clocks of a busy GPU, whether a case runs first or
 		// late in this process: on the H200, index_add and scatter_add
-		// late in one process measured 2.4-4.3x their fresh-process kernel
+		// late in one process measured 1.5-4.3x their fresh-process kernel
 		// times without this, within 1% with it.
 		eng.SteadyClocks(benchSteadyClocks)
 	}
