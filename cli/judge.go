@@ -49,7 +49,7 @@ func judgeCmd(args []string, stdout, stderr io.Writer, cfg Config) int {
 	out := fs.String("o", "", "write the JSON report to this file (atomically)")
 	help := fs.Bool("help", false, "")
 	fs.BoolVar(help, "h", false, "")
-	if err := flags(fs, args); err != nil {
+	if err := flags(fs, args, stdout); err != nil {
 		return fail(stderr, kernels.Usagef("%v\n%s", err, judgeUsage))
 	}
 	if *help {

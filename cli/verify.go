@@ -26,11 +26,11 @@ var errHelp = errors.New("help printed")
 // flags parses a subcommand's flags; a parse error is a usage error. On
 // -h or --help (where the subcommand defines no flag of that name) it
 // prints the flags to help and returns errHelp.
-func flags(fs *flag.FlagSet, args []string, help ...io.Writer) error {
+func flags(fs *flag.FlagSet, args []string, help io.Writer) error {
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) && len(help) > 0 {
-			fmt.Fprintf(help[0], "usage: fkc %s [flags]\n\nflags:\n", fs.Name())
-			fs.SetOutput(help[0])
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(help, "usage: fkc %s [flags]\n\nflags:\n", fs.Name())
+			fs.SetOutput(help)
 			fs.PrintDefaults()
 			return errHelp
 		}

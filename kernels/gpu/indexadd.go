@@ -113,9 +113,21 @@ func (d *Device) runAdd(c *indexCall) (*tensor.Tensor, error) {
 			entry, rows = "index_add_rows", n/J
 		}
 	}
+	// F32 slices of whole 16-byte units: the general add a unit of 4 a
+	// thread (index_add4.wgsl).
+	per := int(k.per) // elements per output unit of the general adds
+	if I, _, ok := c.fast(); rows == 0 && !scatter && dt == tensor.F32 && ok && I%4 == 0 {
+		per = 4
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	pk, err := d.addPipe(k, dt, entry, sct)
+	var pk *pipe
+	if per == 4 {
+		pk, err = d.pipeline(kernelSpec{name: "index_add4", file: "index_add4.wgsl", entry: "main",
+			rw: []bool{false, false, false, false, true, true, false, true}})
+	} else {
+		pk, err = d.addPipe(k, dt, entry, sct)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -162,15 +174,6 @@ func (d *Device) runAdd(c *indexCall) (*tensor.Tensor, error) {
 		off, order = bucketsByIndex(c.idx.U32(), c.bound)
 	}
 	kidx := j.words("bucket_order", order)
-	per := int(k.per)
-	if rows == 0 && !scatter && dt == tensor.F32 && p[6] > 0 && p[6]%4 == 0 {
-		// Slices of whole 16-byte units: index_add4.wgsl.
-		if pk, err = d.pipeline(kernelSpec{name: "index_add4", file: "index_add4.wgsl", entry: "main",
-			rw: []bool{false, false, false, false, true, true, false, true}}); err != nil {
-			return nil, err
-		}
-		per = 4
-	}
 	units := (n + per - 1) / per
 	if rows > 0 {
 		j.dispatch(pk, uint64(rows), j.words("params", p), data, kidx, src, dst.buf, flag.buf, j.words("bucket_off", off), j.scratch("unused", 16))

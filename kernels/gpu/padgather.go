@@ -247,7 +247,8 @@ func (d *Device) PadBackwardGather(gradOut *tensor.Tensor, mode kernels.Mode, pa
 	}
 	// Size every buffer before building anything (tables, host tensors);
 	// the carried state exists only where a chain takes several passes.
-	_, passes, err := d.gatherPasses(padMostSources(in, pd, mode))
+	most := padMostSources(in, pd, mode)
+	chain, passes, err := d.gatherPasses(most)
 	if err != nil {
 		return nil, err
 	}
@@ -271,15 +272,10 @@ func (d *Device) PadBackwardGather(gradOut *tensor.Tensor, mode kernels.Mode, pa
 	if dt == tensor.F64 {
 		io, dtv = "padbw_io64.wgsl", 3
 	}
-	pw, tw, maxC := padGatherTables(in, out, pd, mode)
-	chain, passes2, err := d.gatherPasses(maxC)
-	if err != nil {
-		return nil, err
-	}
-	if passes2 > passes {
-		return nil, fmt.Errorf("gpu: %s: internal: %d passes from the tables, at most %d from the axes", op, passes2, passes)
-	}
-	passes = passes2
+	// The passes split the bound's chain; a slot's own count ends its
+	// share (the kernel's k1), so a bound above the tables' longest chain
+	// only leaves the last pass with less to do.
+	pw, tw, _ := padGatherTables(in, out, pd, mode)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	p, err := d.pipeline(kernelSpec{
@@ -298,7 +294,7 @@ func (d *Device) PadBackwardGather(gradOut *tensor.Tensor, mode kernels.Mode, pa
 	state := j.scratch("state", int(stateBytes))
 	groups := groupsFor(elemWords(nIn, eb))
 	for s := range passes {
-		pw[8], pw[9] = uint32(s*chain), uint32(min((s+1)*chain, maxC))
+		pw[8], pw[9] = uint32(s*chain), uint32(min((s+1)*chain, most))
 		pw[10], pw[11] = b2u(s == 0), b2u(s == passes-1)
 		j.dispatch(p, groups, j.words("params", pw), tab, src, dst.buf, state)
 	}
