@@ -15,11 +15,24 @@ import (
 // compiled-wasm reuse), and the median time from navigation start to the
 // moment Go has rendered the catalog and its filter answers input. The
 // figure is printed; the test fails only if the page does not get there.
+//
+// Beside it, the floor: the same five loads of floor/ (the page with the
+// catalog cut out, booting a Go program that does nothing: testdata/floor),
+// which no work in the app can go below on the machine at hand.
 func TestTimeToInteractive(t *testing.T) {
 	if skipReason != "" {
 		t.Skip(skipReason)
 	}
-	var tti, kernel []float64
+	var tti, kernel, floor []float64
+	for range 5 {
+		ctx, cancel := chromedp.NewContext(browserCtx, chromedp.WithNewBrowserContext())
+		c := tab(t, ctx)
+		if err := chromedp.Do(c, chromedp.Navigate(baseURL+"floor/index.html#/")); err != nil {
+			t.Fatal(err)
+		}
+		floor = append(floor, eval[float64](t, c, `fkc.ready.then(() => fkc.timing.interactiveMs)`))
+		cancel()
+	}
 	for range 5 {
 		ctx, cancel := chromedp.NewContext(browserCtx, chromedp.WithNewBrowserContext())
 		c := tab(t, ctx)
@@ -39,7 +52,9 @@ func TestTimeToInteractive(t *testing.T) {
 	}
 	slices.Sort(tti)
 	slices.Sort(kernel)
+	slices.Sort(floor)
 	t.Logf("time to interactive catalog: median %.0f ms of 5 fresh loads %v; a kernel page %.0f ms after a click (median) %v", tti[2], round(tti), kernel[2], round(kernel))
+	t.Logf("floor (the page without its catalog, booting a Go program that does nothing): median %.0f ms %v", floor[2], round(floor))
 }
 
 func round(v []float64) []int {
