@@ -28,7 +28,8 @@ import (
 // back to back, then after 2 s idle, then after a busy stretch; warm: one
 // case after the clock has dropped, then after WarmClocks; reopen:
 // every case again on a newly opened device (closing the old one); variants:
-// tuning choices side by side (see the plan); -fkc.diag.scale
+// tuning choices side by side (see the plan); rb: sum_all's bulk level at
+// 1..16 rounds per workgroup; -fkc.diag.scale
 // shrinks the shapes (for a software adapter).
 var (
 	diagPlan  = flag.String("fkc.diag", "", "measurement plan: comma-separated of seq, idle, cases=PREFIX")
@@ -186,6 +187,21 @@ func TestDiag(t *testing.T) {
 					streamPieces = n
 					runCase(fmt.Sprintf("pieces%d", n), byName[name], *diagReps)
 					streamPieces = saved
+				}
+			}
+		case plan == "rb":
+			// sum_all's bulk level at RB = 1..16 rounds of CH elements per
+			// workgroup (the contract fixes 8), interleaved over two rounds.
+			// H200, kernel-only medians: RB 1/2/4/8/16 = 91.2-91.6 /
+			// 92.3-92.6 / 96.4-96.7 / 94.4 / 104.3-104.4 us, torch.sum 76.7
+			// in the same call: the round count is not what holds it back.
+			c := cases[5] // sum_all
+			for round := 1; round <= 2; round++ {
+				for _, rb := range []int{1, 2, 4, 8, 16} {
+					savedR, savedM := bulkRounds, bulkMin
+					bulkRounds, bulkMin = rb, 256*rb*chunk
+					runCase(fmt.Sprintf("rb%d", rb), c, *diagReps)
+					bulkRounds, bulkMin = savedR, savedM
 				}
 			}
 		case strings.HasPrefix(plan, "cases="):
