@@ -103,17 +103,17 @@ func main() {
 	select {} // keep the exported functions alive
 }
 
-// warmUp does, once the page is up and idle, what the first kernel page
-// would otherwise do on the user's click: read the bundled Judge fits,
-// build and render the first catalog kernel's page (goldmark, templates)
-// and run its Try-it case on the CPU, all thrown away. The first click's
-// Go time was ~0.5 s cold here (the fits 0.2 s, the page 0.1 s, the first
-// run 0.2 s) and ~0.05 s warm. It runs in this goroutine after the WebGPU
-// start, so the catalog is interactive as soon as before; a click that
-// comes meanwhile waits for it as it would have waited for the cold work.
+// warmUp does, once the page is up, what the first kernel page would
+// otherwise do on the user's click: read the bundled Judge fits, build and
+// render the first catalog kernel's page (goldmark, templates), run its
+// Try-it case on the CPU and draw the results, all thrown away. Most of a
+// cold click is first calls: V8 compiles a wasm function when it is first
+// called (149 of a click's 299 ms of Go were that, in a trace), and the
+// fits, the page and the first run were ~0.5 s cold here against ~0.05 s
+// warm. It starts 50 ms after the catalog is taken over, without waiting
+// for WebGPU (whose start is mostly the browser's: Go idles meanwhile).
 func warmUp() {
 	defer func() { recover() }() // best effort: a failure here shows on the real click
-	<-app.gpuDone
 	time.Sleep(50 * time.Millisecond) // let the page paint and answer first
 	s := app.site()
 	rows := s.Rows()
@@ -128,7 +128,12 @@ func warmUp() {
 	if _, err := playground.Render("kernel", p); err != nil || p.Try == nil {
 		return
 	}
-	s.Try(p.Row, p.Try.Case, []string{"cpu"}, browserClock{}, app.lock)
+	r := s.Try(p.Row, p.Try.Case, []string{"cpu"}, browserClock{}, app.lock)
+	playground.Render("results", r)
+	if v := r.Visual(nil); v != nil {
+		playground.Render("visual", v)
+	}
+	r.PageCosts()
 }
 
 func safeEngine() (e *engine.Engine, err error) {

@@ -92,13 +92,7 @@ func route(hash string) error {
 		return nil
 	}
 	byID("main").Call("removeAttribute", "data-prerendered")
-	title, html, after, err := catalogRoute(q)
-	for _, r := range routes {
-		if rest, ok := strings.CutPrefix(path, r.prefix); ok && (strings.HasSuffix(r.prefix, "/") || rest == "") {
-			title, html, after, err = r.render(rest, q)
-			break
-		}
-	}
+	title, html, after, err := draw(path, q)
 	if err != nil {
 		return err
 	}
@@ -113,6 +107,18 @@ func route(hash string) error {
 		after()
 	}
 	return nil
+}
+
+// draw renders the page of path: the route whose prefix it has, else the
+// catalog (drawn only then: every kernel page used to draw the whole
+// catalog first and throw it away).
+func draw(path string, q url.Values) (title, html string, after func(), err error) {
+	for _, r := range routes {
+		if rest, ok := strings.CutPrefix(path, r.prefix); ok && (strings.HasSuffix(r.prefix, "/") || rest == "") {
+			return r.render(rest, q)
+		}
+	}
+	return catalogRoute(q)
 }
 
 func catalogRoute(q url.Values) (string, string, func(), error) {
@@ -264,6 +270,40 @@ func tryInput(e uiEvent) {
 	setText("cli", playground.CLILine(playground.FromForm(row, values), row.Backend))
 }
 
+// afterPaint parks the calling goroutine until the browser has drawn a
+// frame (requestAnimationFrame, then a zero timeout: the frame's layout and
+// paint come in between), or 100 ms have passed (a hidden tab draws no
+// frames): what was just put in the DOM is on screen before a long
+// computation starts. Without it a kernel page appeared only once its
+// Try-it run had finished, in the same task as the click.
+func afterPaint() {
+	done := make(chan struct{})
+	finish := js.FuncOf(func(js.Value, []js.Value) any {
+		select {
+		case <-done:
+		default:
+			close(done)
+		}
+		return nil
+	})
+	var zero js.Value // the frame's zero timeout, once the frame came
+	frame := js.FuncOf(func(js.Value, []js.Value) any {
+		zero = js.Global().Call("setTimeout", finish, 0)
+		return nil
+	})
+	raf := js.Global().Call("requestAnimationFrame", frame)
+	late := js.Global().Call("setTimeout", finish, 100)
+	<-done
+	// Nothing may call the functions once released: cancel what is pending.
+	js.Global().Call("cancelAnimationFrame", raf)
+	js.Global().Call("clearTimeout", late)
+	if zero.Truthy() {
+		js.Global().Call("clearTimeout", zero)
+	}
+	frame.Release()
+	finish.Release()
+}
+
 // runTry runs the Try-it case on backends and draws the results.
 func runTry(cs ops.Case, backends []string) {
 	defer func() {
@@ -271,6 +311,7 @@ func runTry(cs ops.Case, backends []string) {
 			panicError(r)
 		}
 	}()
+	afterPaint() // the page (or the pressed button) is on screen before the run
 	<-app.gpuDone
 	if !app.gpu().Available && len(backends) > 0 && backends[len(backends)-1] == "webgpu" && app.page.last == nil {
 		// A page opening on a GPU kernel (or a shared link) in a browser
