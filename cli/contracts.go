@@ -401,7 +401,10 @@ func Fmt(args []string, stdout, stderr io.Writer) int {
 		switch {
 		case flags["w"]:
 			if changed { // atomically: a failed write leaves the document as it was
-				if err := tensor.WriteFileAtomic(f, func(w io.Writer) error { _, err := w.Write(out); return err }); err != nil {
+				err := atomicWrite(func() error {
+					return tensor.WriteFileAtomic(f, func(w io.Writer) error { _, err := w.Write(out); return err })
+				})
+				if err != nil {
 					fmt.Fprintf(stderr, "fkc: %v\n", err)
 					status = 1
 				}

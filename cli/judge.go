@@ -92,7 +92,7 @@ func judgeCmd(args []string, stdout, stderr io.Writer, cfg Config) int {
 		fmt.Fprint(stderr, "\r\033[K")
 	}
 	if *out != "" {
-		if err := judge.WriteFile(*out, rep); err != nil {
+		if err := atomicWrite(func() error { return judge.WriteFile(*out, rep) }); err != nil {
 			return fail(stderr, err)
 		}
 	}

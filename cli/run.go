@@ -136,7 +136,7 @@ func run(args []string, stdout, stderr io.Writer, cfg Config) int {
 	fmt.Fprintln(stderr, res.ServedBy())
 	// Atomic (temporary file, fsync, rename): a failed write leaves an
 	// existing file, which may be one of the inputs, as it was.
-	if err := tensor.WriteNpyFile(r.out, res.Out); err != nil {
+	if err := atomicWrite(func() error { return tensor.WriteNpyFile(r.out, res.Out) }); err != nil {
 		return fail(stderr, err)
 	}
 	return 0

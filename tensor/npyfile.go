@@ -9,13 +9,15 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 )
 
 // WriteNpyFile writes t to path as a .npy file, atomically: the data goes
 // to a temporary file in the same directory, is flushed to disk (fsync) and
 // only then renamed over path. A write that fails — a full disk, a file-size
 // limit, a crash — leaves whatever was at path as it was (the output may be
-// one of the run's own inputs), and no temporary file behind.
+// one of the run's own inputs), and no temporary file behind; so does a
+// write ended by a signal in the fkc command (RemoveTemps).
 //
 // An existing file keeps its permission bits; a new one gets 0666 less the
 // umask, as os.Create gives. A symlink is followed: the file it points to
@@ -56,6 +58,8 @@ func WriteFileAtomic(path string, write func(io.Writer) error) error {
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, unwrapPath(err))
 	}
+	temps.track(tmp.Name(), true)
+	defer temps.track(tmp.Name(), false)
 	fail := func(err error) error {
 		tmp.Close()
 		os.Remove(tmp.Name())
@@ -89,6 +93,39 @@ func WriteFileAtomic(path string, write func(io.Writer) error) error {
 		d.Close()
 	}
 	return nil
+}
+
+// temps are the temporary files WriteFileAtomic is writing now.
+var temps tempSet
+
+type tempSet struct {
+	sync.Mutex
+	names map[string]bool
+}
+
+func (t *tempSet) track(name string, writing bool) {
+	t.Lock()
+	defer t.Unlock()
+	if t.names == nil {
+		t.names = map[string]bool{}
+	}
+	if writing {
+		t.names[name] = true
+	} else {
+		delete(t.names, name)
+	}
+}
+
+// RemoveTemps deletes the temporary files of the atomic writes in progress,
+// for a command about to die of a signal (SIGINT, SIGTERM): a killed write
+// then leaves nothing behind either, as a failed one does. The writes
+// themselves fail if they go on.
+func RemoveTemps() {
+	temps.Lock()
+	defer temps.Unlock()
+	for name := range temps.names {
+		os.Remove(name)
+	}
 }
 
 // writeThrough writes to a path that is not a regular file (no rename).
