@@ -1,7 +1,10 @@
 package tensor
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
+	"io"
 	"runtime"
 	"strings"
 	"testing"
@@ -84,4 +87,38 @@ func TestReadNpyChecksMemory(t *testing.T) {
 	if _, err := ReadNpyBytes(b, false); err == nil || !strings.Contains(err.Error(), "F64[2048 2048] needs 33554432 bytes") {
 		t.Errorf("bytes: %v", err)
 	}
+}
+
+// An endless stream whose header claims more than the process may use fails
+// before any of its data is read (it used to read that much first).
+func TestReadNpyStreamClaimCheckedFirst(t *testing.T) {
+	withHeadroom(t, 256<<20, "cgroup", true)
+	hdr := numpyHeader("{'descr': '<f8', 'fortran_order': False, 'shape': (2147483647,), }")
+	data := &countingZeros{}
+	_, err := ReadNpy(io.MultiReader(bytes.NewReader(hdr), data), false)
+	if err == nil || !strings.Contains(err.Error(), "F64[2147483647] needs 17179869176 bytes") {
+		t.Errorf("got %v, want the claim refused", err)
+	}
+	if data.n != 0 {
+		t.Errorf("%d data bytes read before the claim was refused, want 0", data.n)
+	}
+}
+
+// A claim the process may hold, on a stream that stops short: "truncated",
+// with the count of what arrived.
+func TestReadNpyStreamShort(t *testing.T) {
+	hdr := numpyHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (40000000,), }")
+	body := io.LimitReader(&countingZeros{}, npyChunk+12)
+	_, err := ReadNpy(io.MultiReader(bytes.NewReader(hdr), body), false)
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("needs 160000000 bytes, got %d", npyChunk+12)) {
+		t.Errorf("got %v, want truncated at %d bytes", err, npyChunk+12)
+	}
+}
+
+type countingZeros struct{ n int }
+
+func (z *countingZeros) Read(p []byte) (int, error) {
+	clear(p)
+	z.n += len(p)
+	return len(p), nil
 }

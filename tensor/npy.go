@@ -62,6 +62,9 @@ func ReadNpy(r io.Reader, asBF16 bool) (*Tensor, error) {
 	if !bytes.Equal(pre[:6], npyMagic) {
 		return nil, errors.New("npy: not a .npy file (bad magic)")
 	}
+	if pre[7] != 0 { // NumPy writes and reads 1.0, 2.0 and 3.0 only
+		return nil, fmt.Errorf("npy: unsupported format version %d.%d (1.0, 2.0 and 3.0 are NumPy's)", pre[6], pre[7])
+	}
 	var hlen int
 	switch pre[6] {
 	case 1:
@@ -80,7 +83,7 @@ func ReadNpy(r io.Reader, asBF16 bool) (*Tensor, error) {
 			return nil, fmt.Errorf("npy: header length %d is implausible", hlen)
 		}
 	default:
-		return nil, fmt.Errorf("npy: unsupported format version %d.%d", pre[6], pre[7])
+		return nil, fmt.Errorf("npy: unsupported format version %d.%d (1.0, 2.0 and 3.0 are NumPy's)", pre[6], pre[7])
 	}
 	hdr := make([]byte, hlen)
 	if _, err := io.ReadFull(r, hdr); err != nil {
@@ -114,11 +117,11 @@ func ReadNpy(r io.Reader, asBF16 bool) (*Tensor, error) {
 	n := NumElems(shape) * dt.Size()
 	// Never trust the header's size before allocating: a short or hostile
 	// file could claim terabytes. A seekable reader says how much is left;
-	// otherwise large data is read in chunks, so memory follows the bytes
-	// that actually arrive. A file holds one array: bytes after its data
-	// mean the header's shape or dtype is not the data's, and are an error
-	// (for files and in-memory bytes alike, so the CLI and the browser give
-	// one answer).
+	// otherwise the claim is checked against what the process may use and
+	// large data must start arriving before it is allocated (readStream).
+	// A file holds one array: bytes after its data mean the header's shape
+	// or dtype is not the data's, and are an error (for files and in-memory
+	// bytes alike, so the CLI and the browser give one answer).
 	avail, seekable := remaining(r)
 	if seekable && avail < int64(n) {
 		return nil, fmt.Errorf("npy: truncated data: %s%v needs %d bytes, the file has %d", dt, shape, n, avail)
@@ -128,7 +131,7 @@ func ReadNpy(r io.Reader, asBF16 bool) (*Tensor, error) {
 	}
 	var t *Tensor
 	if !seekable && n > npyChunk {
-		if t, err = readChunked(r, dt, shape, n); err != nil {
+		if t, err = readStream(r, dt, shape, n); err != nil {
 			return nil, err
 		}
 	} else {
@@ -183,34 +186,30 @@ func remaining(r io.Reader) (int64, bool) {
 	return end - cur, true
 }
 
-// readChunked reads n data bytes from a stream in npyChunk pieces and only
-// then allocates the tensor.
-func readChunked(r io.Reader, dt DType, shape []int, n int) (*Tensor, error) {
-	var parts [][]byte
-	got := 0
-	for got < n {
-		// Each piece is checked as it is needed (the header's claim is
-		// not trusted: a short stream ends with "truncated", whatever it
-		// claimed); the tensor they are copied into is checked by Alloc.
-		size := min(npyChunk, n-got)
-		if err := CheckAlloc(fmt.Sprintf("%s%v (%d bytes, read from a stream: its bytes %d..%d)", dt, shape, n, got, got+size), size); err != nil {
-			return nil, fmt.Errorf("npy: %w", err)
-		}
-		b := make([]byte, size)
-		k, err := io.ReadFull(r, b)
-		got += k
-		parts = append(parts, b[:k])
-		if err != nil {
-			return nil, fmt.Errorf("npy: truncated data: %s%v needs %d bytes, got %d: %v", dt, shape, n, got, err)
-		}
+// readStream reads n data bytes from a reader that cannot say how many it
+// holds (a pipe, stdin). The header's claim is checked against what the
+// process may use before anything is read, so an impossible one fails at
+// once (it used to fail only once as many bytes had arrived: 2.5 minutes of
+// an endless pipe); then the first npyChunk bytes must arrive before the
+// tensor is allocated, and the rest are read into it directly. The tensor
+// is unzeroed (Empty): pages a short stream never reaches are never
+// touched, and memory peaks at the tensor plus one piece (pieces copied
+// into it at the end took twice the data).
+func readStream(r io.Reader, dt DType, shape []int, n int) (*Tensor, error) {
+	if err := checkAlloc(dt, shape); err != nil {
+		return nil, fmt.Errorf("npy: %w (read from a stream)", err)
 	}
-	t, err := Alloc(dt, shape)
-	if err != nil {
-		return nil, fmt.Errorf("npy: %w", err)
+	truncated := func(got int, err error) error {
+		return fmt.Errorf("npy: truncated data: %s%v needs %d bytes, got %d: %v", dt, shape, n, got, err)
 	}
-	off := 0
-	for _, p := range parts {
-		off += copy(t.Data[off:], p)
+	first := make([]byte, npyChunk)
+	if k, err := io.ReadFull(r, first); err != nil {
+		return nil, truncated(k, err)
+	}
+	t := Empty(dt, shape)
+	copy(t.Data, first)
+	if k, err := io.ReadFull(r, t.Data[npyChunk:]); err != nil {
+		return nil, truncated(npyChunk+k, err)
 	}
 	return t, nil
 }
