@@ -66,6 +66,10 @@ func Main(args []string, stdout, stderr io.Writer, cfg Config) int {
 	case "fmt":
 		return Fmt(rest, stdout, stderr)
 	case "devices":
+		if len(rest) > 0 {
+			fmt.Fprintf(stderr, "fkc: devices takes no arguments (got %q)\n", rest)
+			return 2
+		}
 		return devices(stdout, stderr, cfg.GPU)
 	case "run":
 		return run(rest, stdout, stderr, cfg)

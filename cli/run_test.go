@@ -127,6 +127,12 @@ func TestRunExitCodes(t *testing.T) {
 
 // -h / --help on bench and verify prints their flags and exits 0 (it used
 // to fail with "flag: help requested").
+func TestDevicesTakesNoArguments(t *testing.T) {
+	if code, _, errOut := runMain("devices", "extra"); code != 2 || !strings.Contains(errOut, "devices takes no arguments") {
+		t.Errorf("fkc devices extra: exit %d, stderr %q; want a usage error", code, errOut)
+	}
+}
+
 func TestSubcommandHelp(t *testing.T) {
 	for _, args := range [][]string{{"bench", "-h"}, {"bench", "--help"}, {"verify", "-h"}} {
 		code, out, errOut := runMain(args...)

@@ -45,6 +45,9 @@ func TestParseStrict(t *testing.T) {
 		{"embedding", []string{"--dim", "0"}, "takes no flags"},
 		{"reduce_sum_to", []string{"--shape", "1,,2"}, "--shape"},
 		{"reduce_sum_to", []string{"--shape", "1x"}, "--shape"},
+		{"reduce_sum_to", []string{"--shape", "+1,4"}, "--shape"},
+		{"pad", []string{"--mode", "constant", "--padding", "+1:1"}, "--padding"},
+		{"sum", []string{"--dim", "+0"}, "--dim"},
 		{"argmax", nil, "needs --dim"},
 		{"nope", nil, "unknown op"},
 	} {

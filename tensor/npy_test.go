@@ -90,6 +90,7 @@ func TestNpyErrors(t *testing.T) {
 		{"empty", nil, "truncated preamble"},
 		{"magic", []byte("PK\x03\x04xxxxxxxx"), "bad magic"},
 		{"version", []byte("\x93NUMPY\x09\x00\x00\x00"), "unsupported format version 9"},
+		{"minor version", append([]byte("\x93NUMPY\x01\x05"), good[8:]...), "unsupported format version 1.5"},
 		{"truncated header", good[:20], "truncated header"},
 		{"truncated data", good[:len(good)-3], "truncated data"},
 		{"trailing", append(append([]byte{}, good...), 0), "trailing bytes"},

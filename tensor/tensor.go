@@ -232,7 +232,7 @@ func ParseShape(s string) ([]int, error) {
 	shape := make([]int, 0, len(parts))
 	for _, p := range parts {
 		d, err := strconv.Atoi(strings.TrimSpace(p))
-		if err != nil {
+		if err != nil || strings.HasPrefix(strings.TrimSpace(p), "+") {
 			return nil, fmt.Errorf("shape %q: %q is not a whole number", s, strings.TrimSpace(p))
 		}
 		shape = append(shape, d)
