@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // The .npy header is a Python dict literal, written by numpy.save as
@@ -88,7 +89,12 @@ func (p *hdrParser) what() string {
 	if p.i >= len(p.s) {
 		return "the end of the header"
 	}
-	return strconv.QuoteRune(rune(p.s[p.i]))
+	// The character there (a v3 header is UTF-8), or the byte if it starts
+	// none.
+	if r, n := utf8.DecodeRune(p.s[p.i:]); r != utf8.RuneError || n > 1 {
+		return strconv.QuoteRune(r)
+	}
+	return strconv.Quote(string(p.s[p.i : p.i+1]))
 }
 
 func (p *hdrParser) expect(c byte, context string) error {
