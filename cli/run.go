@@ -148,6 +148,9 @@ func readInput(name, path string, asBF16 bool) (*tensor.Tensor, error) {
 		return nil, fmt.Errorf("input %s: %v", name, err)
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return nil, fmt.Errorf("input %s: %s is a directory, not a .npy file", name, path)
+	}
 	t, err := tensor.ReadNpy(f, asBF16)
 	if err != nil {
 		return nil, fmt.Errorf("input %s (%s): %v", name, path, err)

@@ -127,6 +127,14 @@ func TestRunExitCodes(t *testing.T) {
 
 // -h / --help on bench and verify prints their flags and exits 0 (it used
 // to fail with "flag: help requested").
+func TestInputDirectory(t *testing.T) {
+	dir := t.TempDir()
+	code, _, errOut := runMain("run", "sum", "-i", "x="+dir, "-o", filepath.Join(dir, "o.npy"))
+	if code != 1 || !strings.Contains(errOut, "is a directory, not a .npy file") {
+		t.Errorf("a directory as input: exit %d, stderr %q", code, errOut)
+	}
+}
+
 func TestDevicesTakesNoArguments(t *testing.T) {
 	if code, _, errOut := runMain("devices", "extra"); code != 2 || !strings.Contains(errOut, "devices takes no arguments") {
 		t.Errorf("fkc devices extra: exit %d, stderr %q; want a usage error", code, errOut)
