@@ -334,7 +334,9 @@ func TestShareURLRoundTrip(t *testing.T) {
 		f.dispatchEvent(new Event("input"));
 		document.getElementById("run-cpu").click();
 		return true; })()`)
-	waitFor(t, ctx, `location.hash.includes("run=cpu") && document.querySelector("#visual .gridbox.out")`)
+	// The run is over when its buttons are no longer busy (it starts after
+	// a frame, so the page's earlier run may still be on screen before).
+	waitFor(t, ctx, `location.hash.includes("run=cpu") && document.querySelector("#visual .gridbox.out") && !document.querySelector("form.tryform button.busy")`)
 	before := eval[string](t, ctx, `[...document.querySelectorAll("#visual .gridbox.out .cell")].map(c => c.innerText).join(" ")`)
 	url := eval[string](t, ctx, `location.href`)
 	if !strings.Contains(url, "--padding%201:2,0:3") || !strings.Contains(url, "x=3,3|F32|random|seed=42|lo=-5|hi=5") {

@@ -311,7 +311,6 @@ func runTry(cs ops.Case, backends []string) {
 			panicError(r)
 		}
 	}()
-	afterPaint() // the page (or the pressed button) is on screen before the run
 	<-app.gpuDone
 	if !app.gpu().Available && len(backends) > 0 && backends[len(backends)-1] == "webgpu" && app.page.last == nil {
 		// A page opening on a GPU kernel (or a shared link) in a browser
@@ -328,6 +327,7 @@ func runTry(cs ops.Case, backends []string) {
 		b.Get("classList").Call("add", "busy")
 	}
 	replaceURL(site.KernelHref(row.Provider, row.Name) + "?" + playground.ShareQuery(cs, backends))
+	afterPaint() // the page, "running…" and the busy buttons are on screen before the run
 	r := site.Try(row, cs, backends, browserClock{}, app.lock)
 	if seq != app.page.seq || app.page.row.ID != row.ID || app.page.path != path {
 		return // the page moved on
