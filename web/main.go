@@ -62,17 +62,21 @@ func main() {
 }
 
 // newServer bounds how long a client may hold a connection: a request's
-// headers must arrive within 10 s, and an idle keep-alive connection is
-// closed after 60 s (without IdleTimeout it would wait on ReadTimeout,
-// here none, so forever). Responses have no deadline: app.wasm is large
-// and a slow link may take a while.
+// headers must arrive within 10 s, an idle keep-alive connection is closed
+// after 60 s (without IdleTimeout it would wait on ReadTimeout, here none,
+// so forever), and a response must be written within 10 minutes — long
+// enough for app.wasm on a slow link, and a client that never reads no
+// longer holds a connection and an open file forever. "OPTIONS *" goes to
+// the handler too (the Host check), not to net/http's built-in answer.
 func newServer(h http.Handler) *http.Server {
 	return &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second, // requests are GETs: no body to wait for
-		IdleTimeout:       60 * time.Second,
-		MaxHeaderBytes:    64 << 10,
+		Handler:                      h,
+		ReadHeaderTimeout:            10 * time.Second,
+		ReadTimeout:                  30 * time.Second, // requests are GETs: no body to wait for
+		WriteTimeout:                 10 * time.Minute,
+		IdleTimeout:                  60 * time.Second,
+		MaxHeaderBytes:               64 << 10,
+		DisableGeneralOptionsHandler: true,
 	}
 }
 
@@ -141,6 +145,7 @@ func (p hostPolicy) allows(host string) bool {
 // hostCheck refuses requests whose Host the policy does not serve.
 func hostCheck(next http.Handler, p hostPolicy) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		securityHeaders(w.Header()) // the 421 below gets them too
 		if !p.allows(r.Host) {
 			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 			w.WriteHeader(http.StatusMisdirectedRequest)
@@ -228,6 +233,7 @@ func newHandler(dir string) (*handler, error) {
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	securityHeaders(w.Header()) // the 404s and 405s below get them too
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
@@ -261,17 +267,6 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	hd := w.Header()
 	hd.Set("Content-Type", ctype)
-	hd.Set("X-Content-Type-Options", "nosniff")
-	hd.Set("Content-Security-Policy", contentSecurityPolicy)
-	hd.Set("Referrer-Policy", "no-referrer")
-	// Cross-origin isolation: everything is same-origin anyway, and an
-	// isolated page gets a 5 µs performance.now() (100 µs otherwise), which
-	// Go's time.Now reads — the Try-it timings of fast kernels need it.
-	hd.Set("Cross-Origin-Opener-Policy", "same-origin")
-	hd.Set("Cross-Origin-Embedder-Policy", "require-corp")
-	// Every file may change on the next `make run`: the browser may keep a
-	// copy but must revalidate it (a cheap 304 through the ETag).
-	hd.Set("Cache-Control", "no-cache")
 	etag := fmt.Sprintf(`"%x-%x"`, info.ModTime().UnixNano(), info.Size())
 
 	useGzip := compressible(ext) && acceptsGzip(r) && info.Size() > 512
@@ -283,17 +278,20 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.ServeContent(w, r, "", info.ModTime(), f)
 		return
 	}
-	gzEtag := strings.TrimSuffix(etag, `"`) + `-gz"`
-	hd.Set("ETag", gzEtag)
 	hd.Set("Content-Encoding", "gzip")
-	// Prefer a precompressed NAME.gz that is at least as new as NAME.
+	// Prefer a precompressed NAME.gz whose time is NAME's exactly: gzip -k
+	// gives it that time once it has written the whole file (while it is
+	// still writing, the file is newer, and cut short). Its bytes are not
+	// the on-the-fly ones, so neither is its ETag.
 	if gf, ginfo, err := h.open(name + ".gz"); err == nil {
 		defer gf.Close()
-		if !ginfo.ModTime().Before(info.ModTime()) {
+		if ginfo.ModTime().Equal(info.ModTime()) {
+			hd.Set("ETag", fmt.Sprintf(`"%x-%x-gzs-%x"`, info.ModTime().UnixNano(), info.Size(), ginfo.Size()))
 			http.ServeContent(w, r, "", info.ModTime(), gf)
 			return
 		}
 	}
+	hd.Set("ETag", strings.TrimSuffix(etag, `"`)+`-gz"`)
 	data, err := h.gzipped(name, etag, f)
 	if err != nil {
 		hd.Del("Content-Encoding")
@@ -301,6 +299,21 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.ServeContent(w, r, "", info.ModTime(), bytes.NewReader(data))
+}
+
+// securityHeaders are set on every response, errors and 304s included.
+func securityHeaders(hd http.Header) {
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("Content-Security-Policy", contentSecurityPolicy)
+	hd.Set("Referrer-Policy", "no-referrer")
+	// Cross-origin isolation: everything is same-origin anyway, and an
+	// isolated page gets a 5 µs performance.now() (100 µs otherwise), which
+	// Go's time.Now reads — the Try-it timings of fast kernels need it.
+	hd.Set("Cross-Origin-Opener-Policy", "same-origin")
+	hd.Set("Cross-Origin-Embedder-Policy", "require-corp")
+	// Every file may change on the next `make run`: the browser may keep a
+	// copy but must revalidate it (a cheap 304 through the ETag).
+	hd.Set("Cache-Control", "no-cache")
 }
 
 func (h *handler) open(name string) (*os.File, fs.FileInfo, error) {
@@ -338,19 +351,33 @@ func (h *handler) gzipped(name, etag string, f io.Reader) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// acceptsGzip reads every Accept-Encoding line (RFC 9110 §12.5.3): codings
+// and parameter names are case-insensitive, "q" may follow other
+// parameters, an explicit gzip entry outranks "*", and q=0 refuses.
 func acceptsGzip(r *http.Request) bool {
-	for _, part := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
-		enc, params, _ := strings.Cut(strings.TrimSpace(part), ";")
-		if enc = strings.TrimSpace(enc); enc != "gzip" && enc != "*" {
-			continue
-		}
-		// "gzip;q=0" refuses gzip explicitly.
-		if q, ok := strings.CutPrefix(strings.ReplaceAll(params, " ", ""), "q="); ok {
-			if v, err := strconv.ParseFloat(q, 64); err == nil && v == 0 {
-				return false
+	gzipQ, starQ := -1.0, -1.0
+	for _, line := range r.Header.Values("Accept-Encoding") {
+		for _, part := range strings.Split(line, ",") {
+			fields := strings.Split(part, ";")
+			q := 1.0
+			for _, p := range fields[1:] {
+				k, v, _ := strings.Cut(strings.TrimSpace(p), "=")
+				if strings.EqualFold(strings.TrimSpace(k), "q") {
+					if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
+						q = f
+					}
+				}
+			}
+			switch enc := strings.ToLower(strings.TrimSpace(fields[0])); enc {
+			case "gzip", "x-gzip":
+				gzipQ = max(gzipQ, q)
+			case "*":
+				starQ = max(starQ, q)
 			}
 		}
-		return true
 	}
-	return false
+	if gzipQ >= 0 {
+		return gzipQ > 0
+	}
+	return starQ > 0
 }

@@ -81,7 +81,10 @@ func TestServe(t *testing.T) {
 		t.Fatal("gzip;q=0 must not get gzip")
 	}
 
-	// A newer precompressed twin is preferred; the twin itself is not served.
+	// A precompressed twin with the file's own time (gzip -k gives it that
+	// time once it is complete) is preferred, under an ETag of its own; one
+	// that is newer is still being written and is not used; the twin itself
+	// is not served.
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)
 	zw.Write([]byte("PRECOMPRESSED"))
@@ -92,8 +95,18 @@ func TestServe(t *testing.T) {
 	os.Chtimes(gz, later, later)
 	res = get(t, h, "/app.wasm", map[string]string{"Accept-Encoding": "gzip"})
 	zr, _ = gzip.NewReader(res.Body)
+	if got, _ := io.ReadAll(zr); !bytes.Equal(got, want) || res.Header.Get("ETag") != etag {
+		t.Fatalf("a twin newer than the file (being written) was used: %d bytes, ETag %s", len(got), res.Header.Get("ETag"))
+	}
+	st, _ := os.Stat(filepath.Join(dir, "app.wasm"))
+	os.Chtimes(gz, st.ModTime(), st.ModTime())
+	res = get(t, h, "/app.wasm", map[string]string{"Accept-Encoding": "gzip"})
+	zr, _ = gzip.NewReader(res.Body)
 	if got, _ := io.ReadAll(zr); string(got) != "PRECOMPRESSED" {
-		t.Fatalf("precompressed twin not used: %q", got)
+		t.Fatalf("precompressed twin not used: %d bytes", len(got))
+	}
+	if e := res.Header.Get("ETag"); e == etag || e == "" {
+		t.Errorf("the twin's bytes carry ETag %s, the on-the-fly gzip's is %s: want a different one", e, etag)
 	}
 	if res := get(t, h, "/app.wasm.gz", nil); res.StatusCode != 404 {
 		t.Fatalf("app.wasm.gz served directly: %d", res.StatusCode)

@@ -156,14 +156,88 @@ func TestContentSecurityPolicy(t *testing.T) {
 
 func TestServerDefaults(t *testing.T) {
 	s := newServer(http.NotFoundHandler())
-	if s.IdleTimeout <= 0 || s.ReadHeaderTimeout <= 0 || s.ReadTimeout <= 0 || s.MaxHeaderBytes <= 0 {
-		t.Fatalf("timeouts: idle %v, header %v, read %v, max header %d", s.IdleTimeout, s.ReadHeaderTimeout, s.ReadTimeout, s.MaxHeaderBytes)
+	if s.IdleTimeout <= 0 || s.ReadHeaderTimeout <= 0 || s.ReadTimeout <= 0 || s.WriteTimeout <= 0 || s.MaxHeaderBytes <= 0 || !s.DisableGeneralOptionsHandler {
+		t.Fatalf("timeouts: idle %v, header %v, read %v, write %v, max header %d; OPTIONS * to the handler: %v",
+			s.IdleTimeout, s.ReadHeaderTimeout, s.ReadTimeout, s.WriteTimeout, s.MaxHeaderBytes, s.DisableGeneralOptionsHandler)
 	}
 	for addr, warn := range map[string]bool{"127.0.0.1:8080": false, "127.0.0.9:1": false, "[::1]:8080": false,
 		"0.0.0.0:8080": true, "[::]:8080": true, "192.168.1.2:8080": true} {
 		w := exposureWarning(tcp(addr))
 		if (w != "") != warn || warn && !strings.Contains(w, "not a loopback address") {
 			t.Errorf("%s: warning %q", addr, w)
+		}
+	}
+}
+
+// Every answer carries the security headers, the refusals included: a 404,
+// a 405, and a 421 for a Host that is not served.
+func TestSecurityHeadersOnErrors(t *testing.T) {
+	fh, err := newHandler(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := hostCheck(fh, newHostPolicy(tcp("127.0.0.1:8080"), ""))
+	for _, c := range []struct {
+		method, path, host string
+		status             int
+	}{
+		{"GET", "/nope", "127.0.0.1:8080", 404},
+		{"POST", "/", "127.0.0.1:8080", 405},
+		{"GET", "/", "evil.example", 421},
+		{"OPTIONS", "*", "evil.example", 421},
+	} {
+		r := httptest.NewRequest(c.method, "http://"+c.host+c.path, nil)
+		if c.path == "*" {
+			r.URL.Path, r.RequestURI = "*", "*"
+		}
+		r.Host = c.host
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		hd := w.Result().Header
+		if w.Code != c.status {
+			t.Errorf("%s %s (Host %s): %d, want %d", c.method, c.path, c.host, w.Code, c.status)
+		}
+		for _, k := range []string{"Content-Security-Policy", "Cross-Origin-Opener-Policy", "Cross-Origin-Embedder-Policy", "X-Content-Type-Options", "Referrer-Policy", "Cache-Control"} {
+			if hd.Get(k) == "" {
+				t.Errorf("%s %s (Host %s), %d: no %s", c.method, c.path, c.host, w.Code, k)
+			}
+		}
+	}
+}
+
+// Accept-Encoding as RFC 9110 reads it: every header line, codings and
+// parameter names in any case, q among other parameters, gzip's own entry
+// before "*".
+func TestAcceptsGzip(t *testing.T) {
+	for _, c := range []struct {
+		lines []string
+		want  bool
+	}{
+		{[]string{"gzip"}, true},
+		{[]string{"GZIP"}, true},
+		{[]string{"gzip, deflate, br"}, true},
+		{[]string{"br", "gzip"}, true},
+		{[]string{"*"}, true},
+		{[]string{"*;q=0, gzip"}, true},
+		{[]string{"x-gzip"}, true},
+		{nil, false},
+		{[]string{"br"}, false},
+		{[]string{"identity"}, false},
+		{[]string{"gzip;q=0"}, false},
+		{[]string{"gzip;Q=0"}, false},
+		{[]string{"gzip; q=0.0"}, false},
+		{[]string{"gzip;q=0;x=1"}, false},
+		{[]string{"gzip;level=1;q=0"}, false},
+		{[]string{"gzip", "gzip;q=0"}, true}, // the larger q of two entries
+		{[]string{"*;q=0"}, false},
+		{[]string{"gzip;q=0, *"}, false},
+	} {
+		r := httptest.NewRequest("GET", "/", nil)
+		for _, l := range c.lines {
+			r.Header.Add("Accept-Encoding", l)
+		}
+		if got := acceptsGzip(r); got != c.want {
+			t.Errorf("Accept-Encoding %q: gzip %v, want %v", c.lines, got, c.want)
 		}
 	}
 }
