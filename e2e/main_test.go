@@ -140,11 +140,7 @@ func buildSite(dir, tmp string) error {
 		return err
 	}
 	for _, f := range []string{"index.html", "app.js", "style.css"} {
-		b, err := os.ReadFile(filepath.Join(root, "web", "static", f))
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+		if err := copyFile(filepath.Join(root, "web", "static", f), filepath.Join(dir, f)); err != nil {
 			return err
 		}
 	}
@@ -152,11 +148,7 @@ func buildSite(dir, tmp string) error {
 	if out, err := exec.Command("go", "env", "GOROOT").Output(); err == nil {
 		goroot = strings.TrimSpace(string(out))
 	}
-	b, err := os.ReadFile(filepath.Join(goroot, "lib", "wasm", "wasm_exec.js"))
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "wasm_exec.js"), b, 0o644); err != nil {
+	if err := copyFile(filepath.Join(goroot, "lib", "wasm", "wasm_exec.js"), filepath.Join(dir, "wasm_exec.js")); err != nil {
 		return err
 	}
 	build := func(env []string, args ...string) error {
@@ -193,11 +185,7 @@ func buildSite(dir, tmp string) error {
 		return err
 	}
 	for _, f := range []string{"app.js", "wasm_exec.js"} {
-		b, err := os.ReadFile(filepath.Join(dir, f))
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(floor, f), b, 0o644); err != nil {
+		if err := copyFile(filepath.Join(dir, f), filepath.Join(floor, f)); err != nil {
 			return err
 		}
 	}
@@ -205,6 +193,14 @@ func buildSite(dir, tmp string) error {
 		return err
 	}
 	return build(nil, "-o", filepath.Join(tmp, "fkcweb"), "./web")
+}
+
+func copyFile(from, to string) error {
+	b, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(to, b, 0o644)
 }
 
 // tab opens a new tab in the shared browser (or in parent's browser) and

@@ -50,7 +50,7 @@ var (
 		get: func(p *kernels.Params) string { return p.Fill.String() }}
 	DimFlag = &Flag{Name: "dim", Arg: "D", Help: "axis, 0-based",
 		set: func(p *kernels.Params, s string) error {
-			d, err := wholeNumber(s)
+			d, err := tensor.ParseWhole(s)
 			if err != nil || d < 0 {
 				return fmt.Errorf("%q is not a non-negative whole number (dims are 0-based)", s)
 			}
@@ -99,8 +99,8 @@ func ParsePadding(s string) ([]kernels.Pad, error) {
 		b, a, ok := strings.Cut(strings.TrimSpace(part), ":")
 		var err1, err2 error
 		if ok {
-			pads[i].Before, err1 = wholeNumber(b)
-			pads[i].After, err2 = wholeNumber(a)
+			pads[i].Before, err1 = tensor.ParseWhole(b)
+			pads[i].After, err2 = tensor.ParseWhole(a)
 		}
 		if !ok || err1 != nil || err2 != nil {
 			why := "is not B:A (two whole numbers)"
@@ -111,15 +111,6 @@ func ParsePadding(s string) ([]kernels.Pad, error) {
 		}
 	}
 	return pads, nil
-}
-
-// wholeNumber is strconv.Atoi without its leading '+': digits, with an
-// optional '-' (SPEC §5: flag values are parsed strictly).
-func wholeNumber(s string) (int, error) {
-	if strings.HasPrefix(s, "+") {
-		return 0, &strconv.NumError{Func: "Atoi", Num: s, Err: strconv.ErrSyntax}
-	}
-	return strconv.Atoi(s)
 }
 
 func isRange(err error) bool {

@@ -42,7 +42,7 @@ func TestNpyHeaderGrammar(t *testing.T) {
 		{`{'x': "'descr': '<f8', 'shape': (1,)", 'descr': '<f4', 'fortran_order': False, 'shape': (4,), }`, "unknown key \"x\""},
 		{"{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), 'fortran_order': False, }", "duplicate key \"fortran_order\""},
 		{"{'descr': '<f4', 'fortran_order': False, 'shape': (3,,,4,), }", "want a shape entry"},
-		{"{'descr': '<f4', é: 1}", "found 'é'"},           // a v3 header's UTF-8, one character
+		{"{'descr': '<f4', é: 1}", "found 'é'"},          // a v3 header's UTF-8, one character
 		{"{'descr': '<f4', \xff: 1}", "found \"\\xff\""}, // a byte that starts none
 		{"['descr', '<f4', 'fortran_order', False, 'shape', (4,)]", "not a Python dict literal"},
 		// neighbours: duplicates, keys, values

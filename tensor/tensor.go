@@ -231,13 +231,22 @@ func ParseShape(s string) ([]int, error) {
 	}
 	shape := make([]int, 0, len(parts))
 	for _, p := range parts {
-		d, err := strconv.Atoi(strings.TrimSpace(p))
-		if err != nil || strings.HasPrefix(strings.TrimSpace(p), "+") {
+		d, err := ParseWhole(strings.TrimSpace(p))
+		if err != nil {
 			return nil, fmt.Errorf("shape %q: %q is not a whole number", s, strings.TrimSpace(p))
 		}
 		shape = append(shape, d)
 	}
 	return shape, CheckShape(shape)
+}
+
+// ParseWhole is strconv.Atoi without its leading '+': digits, with an
+// optional '-' (SPEC §5: flag values are parsed strictly).
+func ParseWhole(s string) (int, error) {
+	if strings.HasPrefix(s, "+") {
+		return 0, &strconv.NumError{Func: "Atoi", Num: s, Err: strconv.ErrSyntax}
+	}
+	return strconv.Atoi(s)
 }
 
 // Strides returns row-major element strides for shape.

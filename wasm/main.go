@@ -113,7 +113,7 @@ func main() {
 // warm. It starts 50 ms after the catalog is taken over, without waiting
 // for WebGPU (whose start is mostly the browser's: Go idles meanwhile).
 func warmUp() {
-	defer func() { recover() }() // best effort: a failure here shows on the real click
+	defer func() { recover() }()      // best effort: a failure here shows on the real click
 	time.Sleep(50 * time.Millisecond) // let the page paint and answer first
 	s := app.site()
 	rows := s.Rows()

@@ -145,8 +145,8 @@ func (p hostPolicy) allows(host string) bool {
 // hostCheck refuses requests whose Host the policy does not serve.
 func hostCheck(next http.Handler, p hostPolicy) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		securityHeaders(w.Header()) // the 421 below gets them too
 		if !p.allows(r.Host) {
+			securityHeaders(w.Header()) // as the handler sets them on its answers
 			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 			w.WriteHeader(http.StatusMisdirectedRequest)
 			fmt.Fprintf(w, "fkc playground: Host %q is not served here; use http://localhost or the address the server is bound to, or start it with -allow-host NAME\n", r.Host)

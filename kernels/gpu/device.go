@@ -211,8 +211,9 @@ func (d *Device) softwareAdapter() bool { return strings.EqualFold(d.info.Adapte
 // one thread (`seq`) rather than by a workgroup tree (`rows`), gather reads
 // data per element rather than staging rows (`gather_rows`), and
 // scatter_add along the last axis goes one thread per row
-// (`scatter_add_seq`) rather than by bidding rounds (`scatter_add_rows`). In headless Chromium, with upload and readback,
-// along dim 1 of [4096, 4096]: sum / max / argmax 1808 / 2725 / 1950 ms ->
+// (`scatter_add_seq`) rather than by bidding rounds (`scatter_add_rows`).
+// In headless Chromium, with upload and readback, along dim 1 of
+// [4096, 4096]: sum / max / argmax 1808 / 2725 / 1950 ms ->
 // 678 / 891 / 943; gather 10956 -> 2974; scatter_add 27683 -> 6757.
 // lavapipe keeps the GPU choices, which its tests cover.
 func (d *Device) threadsOverTrees() bool {

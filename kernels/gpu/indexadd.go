@@ -151,7 +151,6 @@ func (d *Device) runAdd(c *indexCall) (*tensor.Tensor, error) {
 		return c.finish(j, flag, out)
 	}
 	if entry == "scatter_add_rows" {
-		// The kernel checks every index it reads.
 		// The kernel checks every index it reads; it has no table and no
 		// state (bindings 6 and 7: two distinct placeholders, one is
 		// read-only and one writable).
