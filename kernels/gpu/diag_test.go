@@ -29,7 +29,8 @@ import (
 // case after the clock has dropped, then after WarmClocks; reopen:
 // every case again on a newly opened device (closing the old one); variants:
 // tuning choices side by side (see the plan); rb: sum_all's bulk level at
-// 1..16 rounds per workgroup; -fkc.diag.scale
+// 1..16 rounds per workgroup; sqpf: scatter_add_rows' chunk size and
+// next-chunk loads; bs: sum_all's bulk loads in groups; -fkc.diag.scale
 // shrinks the shapes (for a software adapter).
 var (
 	diagPlan  = flag.String("fkc.diag", "", "measurement plan: comma-separated of seq, idle, cases=PREFIX")
@@ -202,6 +203,30 @@ func TestDiag(t *testing.T) {
 					bulkRounds, bulkMin = rb, 256*rb*chunk
 					runCase(fmt.Sprintf("rb%d", rb), c, *diagReps)
 					bulkRounds, bulkMin = savedR, savedM
+				}
+			}
+		case plan == "bs":
+			// sum_all's bulk loads in 4..32 groups (the same sum at every
+			// split), interleaved over two rounds.
+			for round := 1; round <= 2; round++ {
+				for _, bs := range []int{4, 8, 16, 32} {
+					saved := bulkSplit
+					bulkSplit = bs
+					runCase(fmt.Sprintf("bs%d", bs), cases[5], *diagReps) // sum_all
+					bulkSplit = saved
+				}
+			}
+		case plan == "sqpf":
+			// scatter_add_rows' chunk size and its loads of the next chunk,
+			// interleaved over two rounds.
+			for round := 1; round <= 2; round++ {
+				for _, sq := range []int{1, 2, 4} {
+					for _, pf := range []int{0, 1, 2} {
+						savedS, savedP := addSQ, addPF
+						addSQ, addPF = sq, pf
+						runCase(fmt.Sprintf("sq%dpf%d", sq, pf), cases[12], *diagReps) // scatter_add
+						addSQ, addPF = savedS, savedP
+					}
 				}
 			}
 		case strings.HasPrefix(plan, "cases="):

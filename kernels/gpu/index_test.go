@@ -327,6 +327,43 @@ func TestMoverTuningVariants(t *testing.T) {
 	}
 }
 
+// scatter_add_rows with and without the next chunk's loads in flight, at
+// two chunk sizes, bitwise against the CPU oracle: many chunks per row,
+// columns contended past the bidding rounds (40 columns), and a bad index.
+func TestScatterRowsVariants(t *testing.T) {
+	d := device(t)
+	if d.threadsOverTrees() {
+		t.Skip("this adapter takes scatter_add_seq")
+	}
+	r := rand.New(rand.NewSource(19))
+	defer func(sq, pf int) { addSQ, addPF = sq, pf }(addSQ, addPF)
+	for _, dt := range []tensor.DType{tensor.F32, tensor.F16} {
+		for _, cols := range []int{40, 600} {
+			base := randFloat(r, dt, []int{70, cols}, 4)
+			src := randFloat(r, dt, []int{70, 2600}, 4)
+			idx := randIdx(r, []int{70, 2600}, cols)
+			bad := idx.Clone()
+			bad.U32()[3*2600+2000] = uint32(cols)
+			want, _ := cpu.ScatterAdd(base, idx, src, 1)
+			_, ce := cpu.ScatterAdd(base, bad, src, 1)
+			for _, sq := range []int{4, 8} {
+				for _, pf := range []int{0, 1, 2} {
+					addSQ, addPF = sq, pf
+					name := fmt.Sprintf("scatter_add %v cols %d sq %d pf %d", dt, cols, sq, pf)
+					got, err := d.ScatterAdd(base, idx, src, 1)
+					if err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+					sameBits(t, name, got, want)
+					if _, ge := d.ScatterAdd(base, bad, src, 1); ge == nil || ce == nil || ge.Error() != ce.Error() {
+						t.Errorf("%s, bad index: gpu %v, cpu %v", name, ge, ce)
+					}
+				}
+			}
+		}
+	}
+}
+
 // The kernel choices of an adapter that runs threads over trees (the
 // browser's SwiftShader: seq reductions, per-element gather, scatter_add
 // one thread per row), taken on this adapter and checked bitwise against

@@ -18,10 +18,21 @@ import (
 // is swept (ROUNDS in index_add.wgsl).
 const addRounds = 8
 
-// addSQ is scatter_add_rows' contributions per thread per chunk (SQ; a
-// tuning variable). On the H200, scatter_add along dim 1 of [4096, 4096]
-// took 377 us with 4 and 517 with 8.
-var addSQ = 4
+// addSQ is scatter_add_rows' contributions per thread per chunk (SQ), and
+// addPF the chunks ahead whose indices and values a thread loads during a
+// chunk's bidding rounds (PF: 0, 1 or 2); tuning variables, the result is
+// the same. H200, kernel-only, scatter_add along dim 1 of [4096, 4096],
+// two interleaved rounds in one call (torch 0.281 ms in that call):
+//
+//	SQ \ PF    0            1            2
+//	1          0.569        0.371        0.360
+//	2          0.402-0.403  0.292        0.296
+//	4          0.374-0.375  0.329-0.330  0.663-0.664
+//	8          0.487-0.488  0.494        (an earlier call)
+var (
+	addSQ = 2
+	addPF = 1
+)
 
 // addChain is the most contributions of one bucket that a general add
 // pass folds per element; a unit of two halves folds two elements.
@@ -59,10 +70,10 @@ func (k addKernel) sct(limit uint32) uint32 {
 
 func (d *Device) addPipe(k addKernel, dt tensor.DType, entry string, sct uint32) (*pipe, error) {
 	return d.pipeline(kernelSpec{
-		name:  fmt.Sprintf("index_add_%s_sq%d_sct%d", dtName(dt), addSQ, sct),
+		name:  fmt.Sprintf("index_add_%s_sq%d_pf%d_sct%d", dtName(dt), addSQ, addPF, sct),
 		file:  "index_add.wgsl",
 		entry: entry,
-		defs: []wgsl.Def{{Name: "DT", Value: k.dt}, {Name: "PER", Value: k.per}, {Name: "SQ", Value: uint32(addSQ)},
+		defs: []wgsl.Def{{Name: "DT", Value: k.dt}, {Name: "PER", Value: k.per}, {Name: "SQ", Value: uint32(addSQ)}, {Name: "PF", Value: uint32(addPF)},
 			{Name: "SCT", Value: max(sct, 256)}, {Frag: k.io}},
 		rw: []bool{false, false, false, false, true, true, false, true},
 	})
@@ -71,12 +82,13 @@ func (d *Device) addPipe(k addKernel, dt tensor.DType, entry string, sct uint32)
 // scatterChunkCost is the most loop iterations of one scatter_add_rows
 // invocation per chunk of SQ·W contributions (the loads, ROUNDS bidding
 // rounds, the sweep of a contended chunk), counting the SQ-trip loops as
-// loops; scatterTileCost per tile (its sums in and out).
+// loops; scatterTileCost per tile (its sums in and out, and its first
+// chunks' loads).
 func scatterChunkCost() int {
 	return 2*addSQ + addRounds*(1+2*addSQ) + 3*addSQ + addSQ*addSQ*wgSize + 4
 }
 
-const scatterTileCost = 2*4096/wgSize + 4
+func scatterTileCost() int { return 2*4096/wgSize + 4 + 2*addSQ }
 
 // runAdd runs index_add or scatter_add.
 func (d *Device) runAdd(c *indexCall) (*tensor.Tensor, error) {
@@ -236,8 +248,8 @@ func scatterRowsPasses(C, J, sct int) [][4]uint32 {
 	chk := addSQ * wgSize
 	chunks := max(1, (J+chk-1)/chk)
 	tiles := (C + sct - 1) / sct
-	cg := min(chunks, max(1, (loopBudget-scatterTileCost)/scatterChunkCost()))
-	tg := min(tiles, max(1, loopBudget/(scatterTileCost+cg*scatterChunkCost())))
+	cg := min(chunks, max(1, (loopBudget-scatterTileCost())/scatterChunkCost()))
+	tg := min(tiles, max(1, loopBudget/(scatterTileCost()+cg*scatterChunkCost())))
 	var ps [][4]uint32
 	for tb := 0; tb < tiles; tb += tg {
 		for jb := 0; jb < chunks; jb += cg {

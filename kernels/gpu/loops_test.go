@@ -200,7 +200,7 @@ func TestScatterRowsPasses(t *testing.T) {
 		lastJ := map[uint32]uint32{}
 		for _, p := range ps {
 			tiles, chunks := int(p[1]-p[0])/sct, int(p[3]-p[2])/(addSQ*wgSize)
-			if cost := tiles * (scatterTileCost + chunks*scatterChunkCost()); cost > loopBudget && (tiles > 1 || chunks > 1) {
+			if cost := tiles * (scatterTileCost() + chunks*scatterChunkCost()); cost > loopBudget && (tiles > 1 || chunks > 1) {
 				t.Errorf("C=%d J=%d: pass %v costs %d > %d", C, J, p, cost, loopBudget)
 			}
 			for c0 := p[0]; c0 < p[1]; c0 += uint32(sct) {

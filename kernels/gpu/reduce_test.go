@@ -513,3 +513,31 @@ func TestF64NeedsShaderF64(t *testing.T) {
 		}
 	}
 }
+
+// TestBulkSplits: the bulk level's loads in groups give the same sums bit
+// for bit (bulkMin lowered: a ragged last chunk, several segments).
+func TestBulkSplits(t *testing.T) {
+	d := device(t)
+	defer func(m, s int) { bulkMin, bulkSplit = m, s }(bulkMin, bulkSplit)
+	bulkMin = seqMax + 1
+	r := rand.New(rand.NewSource(22))
+	for _, dt := range []tensor.DType{tensor.F32, tensor.F16} {
+		for _, sh := range [][]int{{40000}, {3, 32776}} {
+			x := randFloat(r, dt, sh, 1)
+			dim := len(sh) - 1
+			bulkSplit = 1
+			want, err := d.SumDim(x, dim)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, bs := range []int{2, 8, 32} {
+				bulkSplit = bs
+				got, err := d.SumDim(x, dim)
+				if err != nil {
+					t.Fatalf("%v%v bs %d: %v", dt, sh, bs, err)
+				}
+				sameBits(t, fmt.Sprintf("bulk sum %v%v bs %d", dt, sh, bs), got, want)
+			}
+		}
+	}
+}

@@ -184,6 +184,24 @@ var<workgroup> sown: array<atomic<u32>, SCT>;
 // the round, when no thread reads or writes it.
 var<workgroup> sleft: array<u32, 2>;
 
+// A chunk's indices and values (j from j0, before je).
+struct Chunk {
+    iv: array<u32, SQ>,
+    sv: array<AV, SQ>,
+}
+
+fn chunk_loads(o: u32, J: u32, j0: u32, je: u32, lid: u32) -> Chunk {
+    var ch: Chunk;
+    for (var q = 0u; q < SQ; q = q + 1u) {
+        let j = j0 + lid * SQ + q;
+        if (j < je) {
+            ch.iv[q] = idx[o * J + j];
+            ch.sv[q] = load_src(o * J + j);
+        }
+    }
+    return ch;
+}
+
 @compute @workgroup_size(256)
 fn scatter_add_rows(@builtin(workgroup_id) wid: vec3<u32>,
                     @builtin(num_workgroups) nwg: vec3<u32>,
@@ -223,17 +241,26 @@ fn scatter_add_rows(@builtin(workgroup_id) wid: vec3<u32>,
             }
         }
         workgroupBarrier();
+        var next = chunk_loads(o, J, jb, je, lid);
+        var next2: Chunk;
+        if (PF == 2u) {
+            next2 = chunk_loads(o, J, jb + CHK, je, lid);
+        }
         for (var j0 = jb; j0 < je; j0 = j0 + CHK) {
-            // The chunk's indices and values, all loads issued first.
-            var iv: array<u32, SQ>;
-            var sv: array<AV, SQ>;
-            for (var q = 0u; q < SQ; q = q + 1u) {
-                let j = j0 + lid * SQ + q;
-                if (j < je) {
-                    iv[q] = idx[o * J + j];
-                    sv[q] = load_src(o * J + j);
-                }
+            // The chunk's indices and values, loaded during the rounds of
+            // the PF chunks before it (PF = 1 or 2), or now (PF = 0); all
+            // of a chunk's loads are issued before any is used.
+            var ch = next;
+            if (PF == 2u) {
+                next = next2;
+                next2 = chunk_loads(o, J, j0 + 2u * CHK, je, lid);
+            } else if (PF == 1u) {
+                next = chunk_loads(o, J, j0 + CHK, je, lid);
+            } else if (j0 > jb) {
+                ch = chunk_loads(o, J, j0, je, lid);
             }
+            var iv = ch.iv;
+            var sv = ch.sv;
             var col = array<u32, SQ>();
             var val = array<AV, SQ>();
             var pend = 0u;                        // bit q: contribution q pending

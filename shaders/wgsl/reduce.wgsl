@@ -437,6 +437,12 @@ fn seq(@builtin(workgroup_id) wid: vec3<u32>,
 // folding the current one — sum / max / argmax 34.7 / 38.6 / 41.1 us with
 // one workgroup per row, 35.9-37.2 / 40.1-43.1 / 44.4-46.4 with G = 2048,
 // 1056 or 528, 43.8 / 54.6 / 58.0 with G = 264.
+// Also slower there: smaller workgroups, each thread standing for
+// 256/RWG threads of this fold (the same bits; all rows resident at
+// once, fewer tree steps) — sum / max / argmax 34.2-34.6 / 36.4 /
+// 39.3-39.8 us at 256 threads, 35.0-35.3 / 38.6-38.7 / 41.1-41.2 at 128,
+// 36.7-37.2 / 43.0-43.1 / 45.2-45.4 at 64, 40.4-40.7 / 52.8-53.1 /
+// 55.7-55.9 at 32.
 
 // Unit w of x (a vec4 of words, already loaded) as LU summands, added
 // pairwise; elements at or past K (k0 = the unit's first k) are exact zeros.
@@ -456,26 +462,39 @@ fn unit_sum(w: vec4<u32>, k0: u32, K: u32) -> f32 {
     return ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7]));
 }
 
-// The RE units u + j·W of the segment starting at unit b (loads first,
-// all issued before any is used), each added over its lanes, then pairwise
-// over j (depth log2 RE); elements at or past K are exact zeros.
+// The RE units u + j·W of the segment starting at unit b, each added over
+// its lanes, then pairwise over j (depth log2 RE); elements at or past K
+// are exact zeros. They go in BS groups of RE/BS consecutive j (BS a
+// power of two, Go-prepended), each a subtree of that pairwise tree: a
+// group's loads are all issued before any is used.
+const RES: u32 = RE / BS;
+
 fn units_sum(b: u32, u: u32, K: u32) -> f32 {
-    var w: array<vec4<u32>, RE>;
-    for (var j = 0u; j < RE; j = j + 1u) {
-        if ((u + j * W) * LU < K) {
-            w[j] = x4[b + u + j * W];
+    var parts: array<f32, BS>;
+    for (var g = 0u; g < BS; g = g + 1u) {
+        var w: array<vec4<u32>, RES>;
+        for (var j = 0u; j < RES; j = j + 1u) {
+            if ((u + (g * RES + j) * W) * LU < K) {
+                w[j] = x4[b + u + (g * RES + j) * W];
+            }
+        }
+        var v: array<f32, RES>;
+        for (var j = 0u; j < RES; j = j + 1u) {
+            v[j] = unit_sum(w[j], (u + (g * RES + j) * W) * LU, K);
+        }
+        for (var h = 1u; h < RES; h = h * 2u) {
+            for (var j = 0u; j < RES; j = j + 2u * h) {
+                v[j] = v[j] + v[j + h];
+            }
+        }
+        parts[g] = v[0];
+    }
+    for (var h = 1u; h < BS; h = h * 2u) {
+        for (var g = 0u; g < BS; g = g + 2u * h) {
+            parts[g] = parts[g] + parts[g + h];
         }
     }
-    var v: array<f32, RE>;
-    for (var j = 0u; j < RE; j = j + 1u) {
-        v[j] = unit_sum(w[j], (u + j * W) * LU, K);
-    }
-    for (var h = 1u; h < RE; h = h * 2u) {
-        for (var j = 0u; j < RE; j = j + 2u * h) {
-            v[j] = v[j] + v[j + h];
-        }
-    }
-    return v[0];
+    return parts[0];
 }
 
 // The two halves of a word, added.
