@@ -66,10 +66,13 @@ func Workers(n, bytesPer int) int {
 	return max(min(w, n), 1)
 }
 
-// For calls f over [0, n) split into contiguous chunks [lo, hi), one per
-// worker, and returns when all have returned. bytesPer is the memory
-// traffic of one item, which decides whether splitting pays. The caller's
-// goroutine runs the last chunk.
+// For calls f over [0, n) split into contiguous chunks [lo, hi) and
+// returns when all have returned. bytesPer is the memory traffic of one
+// item, which decides whether splitting pays. The workers (the caller's
+// goroutine among them) take the chunks in order from a shared counter,
+// several chunks per worker: a worker slowed by the garbage collector's
+// mark worker or by another process leaves its share to the others instead
+// of holding up the call.
 func For(n, bytesPer int, f func(lo, hi int)) {
 	w := Workers(n, bytesPer)
 	for p := peak.Load(); int64(w) > p && !peak.CompareAndSwap(p, int64(w)); p = peak.Load() {
@@ -80,17 +83,38 @@ func For(n, bytesPer int, f func(lo, hi int)) {
 		}
 		return
 	}
+	nc := chunks(n, bytesPer, w)
+	var next atomic.Int64
+	work := func() {
+		for c := int(next.Add(1) - 1); c < nc; c = int(next.Add(1) - 1) {
+			f(n*c/nc, n*(c+1)/nc)
+		}
+	}
 	var wg sync.WaitGroup
 	wg.Add(w - 1)
-	for i := 0; i < w-1; i++ {
-		lo, hi := n*i/w, n*(i+1)/w
+	for range w - 1 {
 		go func() {
 			defer wg.Done()
-			f(lo, hi)
+			work()
 		}()
 	}
-	f(n*(w-1)/w, n)
+	work()
 	wg.Wait()
+}
+
+// A split loop has up to chunksPer chunks per worker, each of at least
+// minChunk bytes of traffic (one per worker under SplitSmall).
+const (
+	chunksPer = 8
+	minChunk  = 256 << 10
+)
+
+// chunks is how many chunks For cuts n items into for w > 1 workers.
+func chunks(n, bytesPer, w int) int {
+	if minBytes == 0 {
+		return w
+	}
+	return max(w, min(n, w*chunksPer, n*max(bytesPer, 1)/minChunk))
 }
 
 // peak is the most workers a For has used since the last Peak.
