@@ -21,6 +21,12 @@ func viewOf[E any](b []byte) []E {
 	return unsafe.Slice((*E)(unsafe.Pointer(&b[0])), len(b)/size)
 }
 
+// bytesOf is the byte view of a typed view (the inverse of viewOf).
+func bytesOf[E any](x []E) []byte {
+	var z E
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(x))), len(x)*int(unsafe.Sizeof(z)))
+}
+
 // fillPattern tiles pat (one element) over dst, doubling the copied prefix
 // so a large fill costs log(n) copy calls.
 func fillPattern(dst, pat []byte) {

@@ -19,9 +19,9 @@ import (
 // leading coordinates map, axis by axis, to one input row (reflect and
 // replicate always; constant unless a coordinate falls in the padding, and
 // then the row is all fill), so rows are independent and are shared out
-// among the workers. A row is one copy() of the input row for the interior
-// plus fill or mirrored/clamped elements for the edges. Bitwise equal to
-// PadRef.
+// among the workers. A row is one moveBytes of the input row for the
+// interior plus fill or mirrored/clamped elements for the edges. Bitwise
+// equal to PadRef.
 func Pad(x *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad, fill []byte) (*tensor.Tensor, error) {
 	out, err := padSetup(x, mode, pads, fill)
 	if err != nil || len(out.Data) == 0 {
@@ -85,7 +85,7 @@ type padGeom struct {
 // padRows builds output rows [lo, hi) on typed views of the element width
 // (the row loop, the copy and the edges in one function: under WASM a call
 // per row cost as much as the row's copy). A row is the input row's
-// interior in one copy(), then the edges — out[t] = r[b-t] before and
+// interior in one moveBytes, then the edges — out[t] = r[b-t] before and
 // out[b+n+t] = r[n-2-t] after for reflect (ReflectIndex with j = t-b and
 // j = n+t), the end elements for replicate, the fill for constant — or,
 // in a constant pad's padding, all fill.
@@ -107,7 +107,7 @@ func padRows[E any](g *padGeom, out, in []E, fill E, lo, hi int) {
 			}
 		} else {
 			src := in[io : io+n]
-			copy(dst[b:b+n], src)
+			moveBytes(bytesOf(dst[b:b+n]), bytesOf(src))
 			before, after := dst[:b], dst[b+n:]
 			switch g.mode {
 			case kernels.Constant:

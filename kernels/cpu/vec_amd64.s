@@ -599,3 +599,28 @@ extdone:
 	VZEROUPPER
 	RET
 
+
+// func moveAVX2(dst, src []byte)
+// dst = src, len(dst) a multiple of 128, 32-byte loads and stores.
+TEXT ·moveAVX2(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), DI
+	MOVQ dst_len+8(FP), CX
+	MOVQ src_base+24(FP), SI
+	SHRQ $7, CX
+	JZ movedone
+moveloop:
+	VMOVDQU (SI), Y0
+	VMOVDQU 32(SI), Y1
+	VMOVDQU 64(SI), Y2
+	VMOVDQU 96(SI), Y3
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y1, 32(DI)
+	VMOVDQU Y2, 64(DI)
+	VMOVDQU Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	DECQ CX
+	JNZ moveloop
+movedone:
+	VZEROUPPER
+	RET

@@ -31,3 +31,5 @@ func blockSumsF32(x []float32, sums []float32) { blockSumsGo(x, sums) }
 func gatherU32(dst, row []uint32, idx []uint32) bool { return gatherRow(dst, row, idx) }
 
 func extremeF32(x []float32, max bool) float32 { return extremeGo(x, max) }
+
+func moveBytes(dst, src []byte) { copy(dst, src) }

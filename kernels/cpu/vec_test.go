@@ -281,3 +281,25 @@ func TestExtremeF32(t *testing.T) {
 		}
 	}
 }
+
+// moveBytes is copy(): lengths around its 256-byte threshold and its
+// 128-byte blocks, every start offset modulo 8 on both sides, and the
+// bytes on either side of dst untouched.
+func TestMoveBytes(t *testing.T) {
+	rng := rand.New(rand.NewSource(31))
+	src := make([]byte, 1200)
+	rng.Read(src)
+	for _, n := range []int{0, 1, 127, 128, 255, 256, 257, 383, 384, 385, 1000, 1024} {
+		for so := range 8 {
+			for do := range 8 {
+				dst := make([]byte, n+16)
+				want := slices.Clone(dst)
+				copy(want[do:do+n], src[so:so+n])
+				moveBytes(dst[do:do+n], src[so:so+n])
+				if !slices.Equal(dst, want) {
+					t.Fatalf("n %d, src offset %d, dst offset %d: bytes differ", n, so, do)
+				}
+			}
+		}
+	}
+}
