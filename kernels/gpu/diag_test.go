@@ -30,7 +30,8 @@ import (
 // every case again on a newly opened device (closing the old one); variants:
 // tuning choices side by side (see the plan); rb: sum_all's bulk level at
 // 1..16 rounds per workgroup; sqpf: scatter_add_rows' chunk size and
-// next-chunk loads; bs: sum_all's bulk loads in groups; -fkc.diag.scale
+// next-chunk loads; bs: sum_all's bulk loads in groups; lb: the last
+// tree's closing barriers; -fkc.diag.scale
 // shrinks the shapes (for a software adapter).
 var (
 	diagPlan  = flag.String("fkc.diag", "", "measurement plan: comma-separated of seq, idle, cases=PREFIX")
@@ -214,6 +215,19 @@ func TestDiag(t *testing.T) {
 					bulkSplit = bs
 					runCase(fmt.Sprintf("bs%d", bs), cases[5], *diagReps) // sum_all
 					bulkSplit = saved
+				}
+			}
+		case plan == "lb":
+			// A workgroup's last tree with or without its closing
+			// barriers (the same bits), interleaved over two rounds.
+			for round := 1; round <= 2; round++ {
+				for _, lb := range []int{0, 1} {
+					saved := treeLast
+					treeLast = lb
+					for _, c := range cases[5:9] { // sum_all, sum_dim, max_dim, argmax_dim
+						runCase(fmt.Sprintf("lb%d", lb), c, *diagReps)
+					}
+					treeLast = saved
 				}
 			}
 		case plan == "sqpf":

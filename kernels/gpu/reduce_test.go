@@ -541,3 +541,45 @@ func TestBulkSplits(t *testing.T) {
 		}
 	}
 }
+
+// TestTreeLast: a workgroup's last tree with its result in thread 0 alone
+// gives the bits of the full tree: the rows kernel (one and two segments a
+// workgroup), the tree levels and the bulk level, sums and picks.
+func TestTreeLast(t *testing.T) {
+	d := device(t)
+	defer func(lb, m int) { treeLast, bulkMin = lb, m }(treeLast, bulkMin)
+	bulkMin = seqMax + 1
+	r := rand.New(rand.NewSource(23))
+	type call struct {
+		name string
+		f    func(*tensor.Tensor) (*tensor.Tensor, error)
+	}
+	calls := []call{
+		{"sum_dim", func(x *tensor.Tensor) (*tensor.Tensor, error) { return d.SumDim(x, 1) }},
+		{"argmax_dim", func(x *tensor.Tensor) (*tensor.Tensor, error) { return d.ArgMaxDim(x, 1) }},
+		{"max_dim", func(x *tensor.Tensor) (*tensor.Tensor, error) { return d.MaxDim(x, 1) }},
+		{"sum_all", d.SumAll},
+		{"max_all", d.MaxAll},
+	}
+	for _, dt := range []tensor.DType{tensor.F32, tensor.F16} {
+		for _, sh := range [][]int{{33, 1000}, {40, 64}, {3, 40000}} {
+			for _, c := range calls {
+				x := randFloat(r, dt, sh, 1)
+				if c.name != "sum_dim" && c.name != "sum_all" {
+					x = specialFloat(r, dt, sh, false)
+				}
+				treeLast = 0
+				want, err := c.f(x)
+				if err != nil {
+					t.Fatal(err)
+				}
+				treeLast = 1
+				got, err := c.f(x)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sameBitsOrNaN(t, fmt.Sprintf("%s %v%v", c.name, dt, sh), got, want)
+			}
+		}
+	}
+}

@@ -49,6 +49,15 @@ var<workgroup> shi: array<u32, 256>;
 // (a + c) + (b + d) for the quarter-strided a, b, c, d — so the sum is
 // that tree's, bit for bit, depth 8.
 fn tree_sum(lid: u32, v: f32) -> f32 {
+    sum_steps(lid, v);
+    workgroupBarrier();
+    let total = shs[0];
+    workgroupBarrier();
+    return total;
+}
+
+// The tree's steps: the total ends in shs[0], written by thread 0.
+fn sum_steps(lid: u32, v: f32) {
     shs[lid] = v;
     for (var q = W / 4u; q > 0u; q = q / 4u) {
         workgroupBarrier();
@@ -56,22 +65,27 @@ fn tree_sum(lid: u32, v: f32) -> f32 {
             shs[lid] = (shs[lid] + shs[lid + 2u * q]) + (shs[lid + q] + shs[lid + 3u * q]);
         }
     }
-    workgroupBarrier();
-    let total = shs[0];
-    workgroupBarrier();
+}
+
+// tree_sum's total in thread 0 alone (other threads return 0), without
+// its closing barriers: for a workgroup's last tree, whose result only
+// thread 0 writes. The same adds in the same order. (LB = 0, Go-prepended:
+// tree_sum itself, for side-by-side measurement.)
+fn tree_sum0(lid: u32, v: f32) -> f32 {
+    if (LB == 0u) {
+        return tree_sum(lid, v);
+    }
+    sum_steps(lid, v);
+    var total = 0.0;
+    if (lid == 0u) {
+        total = shs[0];                       // thread 0's own last write
+    }
     return total;
 }
 
-// The best of the workgroup's 256 candidates, by the same four-step tree
-// (either combine is associative and commutative): (value bits, index)
-// pairs by `pick`, or with keyed set (key, index) pairs by `kbest`. It
-// returns the winner's value (or key), known uniform, and leaves its index
-// in tree_index: WGSL's uniformity analysis (Tint's, in browsers) tracks a
-// returned vector as one value, and callers branch on the value between
-// trees — a barrier after such a branch needs it uniform.
-var<private> tree_index: u32;
-
-fn tree_pick(lid: u32, c: vec2<u32>, keyed: bool) -> u32 {
+// The tree's steps: the winner ends in shv[0] / shi[0], written by thread
+// 0.
+fn pick_steps(lid: u32, c: vec2<u32>, keyed: bool) {
     shv[lid] = c.x;
     shi[lid] = c.y;
     for (var q = W / 4u; q > 0u; q = q / 4u) {
@@ -89,9 +103,38 @@ fn tree_pick(lid: u32, c: vec2<u32>, keyed: bool) -> u32 {
             shi[lid] = a.y;
         }
     }
+}
+
+// The best of the workgroup's 256 candidates, by the same four-step tree
+// (either combine is associative and commutative): (value bits, index)
+// pairs by `pick`, or with keyed set (key, index) pairs by `kbest`. It
+// returns the winner's value (or key), known uniform, and leaves its index
+// in tree_index: WGSL's uniformity analysis (Tint's, in browsers) tracks a
+// returned vector as one value, and callers branch on the value between
+// trees — a barrier after such a branch needs it uniform.
+var<private> tree_index: u32;
+
+fn tree_pick(lid: u32, c: vec2<u32>, keyed: bool) -> u32 {
+    pick_steps(lid, c, keyed);
     let best = workgroupUniformLoad(&shv[0]);  // a barrier, then the load
     tree_index = shi[0];
     workgroupBarrier();
+    return best;
+}
+
+// tree_pick's winner (and tree_index) in thread 0 alone (other threads
+// return 0 and NONE), without its closing barriers, as tree_sum0.
+fn tree_pick0(lid: u32, c: vec2<u32>, keyed: bool) -> u32 {
+    if (LB == 0u) {
+        return tree_pick(lid, c, keyed);
+    }
+    pick_steps(lid, c, keyed);
+    var best = 0u;
+    tree_index = NONE;
+    if (lid == 0u) {
+        best = shv[0];                        // thread 0's own last write
+        tree_index = shi[0];
+    }
     return best;
 }
 
@@ -183,7 +226,7 @@ fn level(@builtin(workgroup_id) wid: vec3<u32>,
     if (OP == 0u) {
         let a = sum4(seg, base, k0) + sum4(seg, base, k0 + 4u * W);
         let b = sum4(seg, base, k0 + 8u * W) + sum4(seg, base, k0 + 12u * W);
-        let total = tree_sum(lid, a + b);
+        let total = tree_sum0(lid, a + b);
         if (lid == 0u) {
             if (P[7] == 1u) {
                 write_fused(seg, result_of(seg, total, vec2<u32>(0u, NONE)));
@@ -194,7 +237,7 @@ fn level(@builtin(workgroup_id) wid: vec3<u32>,
     } else {
         let a = pick(pick4(seg, base, k0), pick4(seg, base, k0 + 4u * W));
         let b = pick(pick4(seg, base, k0 + 8u * W), pick4(seg, base, k0 + 12u * W));
-        let best = vec2<u32>(tree_pick(lid, pick(a, b), false), tree_index);
+        let best = vec2<u32>(tree_pick0(lid, pick(a, b), false), tree_index);
         if (lid == 0u) {
             if (P[7] == 1u) {
                 write_fused(seg, result_of(seg, 0.0, best));
@@ -239,7 +282,7 @@ fn bulk(@builtin(workgroup_id) wid: vec3<u32>,
     let K = P[1];
     let b = seg_base(seg) / LU;
     let u = (g % C) * (BCH / LU) + lid;
-    let total = tree_sum(lid, units_sum(b, u, K));
+    let total = tree_sum0(lid, units_sum(b, u, K));
     if (lid == 0u) {
         pout[g] = bitcast<u32>(total);
     }
@@ -529,12 +572,17 @@ fn kbest(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
 // flow); every thread returns the result bits. Thread lid loads its RE
 // units lid + j·W (RE Go-prepended: the smallest power of two with RE·W
 // units covering K), all issued before any is used.
-fn fold_row(seg: u32, lid: u32) -> u32 {
+fn fold_row(seg: u32, lid: u32, last: bool) -> u32 {
     let K = P[1];
     let KU = K / LU;
     let b = seg_base(seg) / LU;
     if (OP == 0u) {
-        let sum = tree_sum(lid, units_sum(b, lid, K));
+        var sum = 0.0;
+        if (last) {
+            sum = tree_sum0(lid, units_sum(b, lid, K));
+        } else {
+            sum = tree_sum(lid, units_sum(b, lid, K));
+        }
         return result_of(seg, sum, vec2<u32>(0u, NONE));
     }
     var w: array<vec4<u32>, RE>;
@@ -580,7 +628,12 @@ fn fold_row(seg: u32, lid: u32) -> u32 {
             }
         }
     }
-    let bestk = tree_pick(lid, vec2<u32>(bk, bi), true);
+    var bestk = 0u;
+    if (last) {
+        bestk = tree_pick0(lid, vec2<u32>(bk, bi), true);
+    } else {
+        bestk = tree_pick(lid, vec2<u32>(bk, bi), true);
+    }
     let besti = tree_index;
     if (bestk == 0u) {
         return result_of(seg, 0.0, vec2<u32>(0u, NONE));
@@ -606,7 +659,7 @@ fn rows(@builtin(workgroup_id) wid: vec3<u32>,
     let half_out = DT != 0u && FIN != 3u;
     if (!half_out) {
         if (g >= n) { return; }                      // uniform
-        let v = fold_row(g, lid);
+        let v = fold_row(g, lid, true);
         if (lid == 0u) {
             dst[GUARD + g] = v;
         }
@@ -614,13 +667,16 @@ fn rows(@builtin(workgroup_id) wid: vec3<u32>,
     }
     let first = 2u * g;
     if (first >= n) { return; }                      // uniform
-    let lo = fold_row(first, lid);
     if (first + 1u < n) {                            // uniform
-        let hi = fold_row(first + 1u, lid);
+        let lo = fold_row(first, lid, false);
+        let hi = fold_row(first + 1u, lid, true);
         if (lid == 0u) {
             dst[GUARD + g] = lo | (hi << 16u);
         }
-    } else if (lid == 0u) {
-        dst[GUARD + g] = put_lane(dst[GUARD + g], 0u, 16u, lo);  // keep the lane past the end
+    } else {
+        let lo = fold_row(first, lid, true);
+        if (lid == 0u) {
+            dst[GUARD + g] = put_lane(dst[GUARD + g], 0u, 16u, lo);  // keep the lane past the end
+        }
     }
 }
