@@ -219,8 +219,14 @@ fn scatter_add_rows(@builtin(workgroup_id) wid: vec3<u32>,
     var round = 0u;                           // bidding rounds so far (flag parity)
     for (var c0 = P[32]; c0 < min(P[33], C); c0 = c0 + SCT) {
         let tile = min(SCT, C - c0);
-        // The tile's sums from base (or from dst, where an earlier pass
-        // left them): all loads first.
+        // The first chunks' indices and values, then the tile's sums from
+        // base (or from dst, where an earlier pass left them): all loads
+        // issued before any is used.
+        var next = chunk_loads(o, J, jb, je, lid);
+        var next2: Chunk;
+        if (PF == 2u) {
+            next2 = chunk_loads(o, J, jb + CHK, je, lid);
+        }
         var t: array<AV, STW>;
         for (var i = 0u; i < STW; i = i + 1u) {
             let c = lid + i * W;
@@ -241,11 +247,6 @@ fn scatter_add_rows(@builtin(workgroup_id) wid: vec3<u32>,
             }
         }
         workgroupBarrier();
-        var next = chunk_loads(o, J, jb, je, lid);
-        var next2: Chunk;
-        if (PF == 2u) {
-            next2 = chunk_loads(o, J, jb + CHK, je, lid);
-        }
         for (var j0 = jb; j0 < je; j0 = j0 + CHK) {
             // The chunk's indices and values, loaded during the rounds of
             // the PF chunks before it (PF = 1 or 2), or now (PF = 0); all
