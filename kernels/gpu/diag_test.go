@@ -31,7 +31,8 @@ import (
 // tuning choices side by side (see the plan); rb: sum_all's bulk level at
 // 1..16 rounds per workgroup; sqpf: scatter_add_rows' chunk size and
 // next-chunk loads; bs: sum_all's bulk loads in groups; lb: the last
-// tree's closing barriers; -fkc.diag.scale
+// tree's closing barriers; bl: sum_all in one dispatch or two;
+// -fkc.diag.scale
 // shrinks the shapes (for a software adapter).
 var (
 	diagPlan  = flag.String("fkc.diag", "", "measurement plan: comma-separated of seq, idle, cases=PREFIX")
@@ -228,6 +229,18 @@ func TestDiag(t *testing.T) {
 						runCase(fmt.Sprintf("lb%d", lb), c, *diagReps)
 					}
 					treeLast = saved
+				}
+			}
+		case plan == "bl":
+			// sum_all's partials folded by the bulk level's last workgroup
+			// or by a level dispatch (the same bits), interleaved over
+			// three rounds.
+			for round := 1; round <= 3; round++ {
+				for _, on := range []bool{false, true} {
+					saved := bulkLastOn
+					bulkLastOn = on
+					runCase(fmt.Sprintf("bl%v", on), cases[5], *diagReps) // sum_all
+					bulkLastOn = saved
 				}
 			}
 		case plan == "sqpf":

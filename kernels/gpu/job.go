@@ -279,6 +279,12 @@ func (j *job) zeros(what string, bytes int) *buffer {
 	return j.filled(what, inBytes(bytes), wgpu.BufferUsageStorage|wgpu.BufferUsageCopyDst, true)
 }
 
+// zeroedReset is zeros for a kernel that leaves the buffer zeroed again
+// when it finishes, so the call's passes may be repeated.
+func (j *job) zeroedReset(what string, bytes int) *buffer {
+	return j.filled(what, inBytes(bytes), wgpu.BufferUsageStorage|wgpu.BufferUsageCopyDst, true)
+}
+
 // groups converts a thread count to workgroups.
 func groupsFor(threads uint64) uint64 { return (threads + wgSize - 1) / wgSize }
 

@@ -583,3 +583,42 @@ func TestTreeLast(t *testing.T) {
 		}
 	}
 }
+
+// TestBulkLast: a one-segment bulk sum folded in the bulk level's last
+// workgroup gives the bits of the two-dispatch path (bulkMin lowered: 2,
+// 4, 31 and 264 partials — past 256, a thread folds two — a ragged last
+// chunk, sums and means in each float dtype), also when timing repeats
+// replay the dispatch (the last workgroup leaves the counter at zero
+// again); several segments keep the levels.
+func TestBulkLast(t *testing.T) {
+	d := device(t)
+	defer func(m int, on bool) { bulkMin, bulkLastOn = m, on }(bulkMin, bulkLastOn)
+	bulkMin = seqMax + 1
+	r := rand.New(rand.NewSource(24))
+	for _, dt := range gpuFloats {
+		for _, sh := range [][]int{{40000}, {131072}, {1000001}, {8650000}, {3, 40000}} {
+			x := randFloat(r, dt, sh, 1)
+			dim := len(sh) - 1
+			for _, f := range []struct {
+				name string
+				run  func(*tensor.Tensor, int) (*tensor.Tensor, error)
+			}{{"sum", d.SumDim}, {"mean", d.MeanDim}} {
+				bulkLastOn = false
+				want, err := f.run(x, dim)
+				if err != nil {
+					t.Fatal(err)
+				}
+				bulkLastOn = true
+				for _, rep := range []int{1, 3} {
+					d.SetKernelRepeat(rep)
+					got, err := f.run(x, dim)
+					d.SetKernelRepeat(1)
+					if err != nil {
+						t.Fatal(err)
+					}
+					sameBits(t, fmt.Sprintf("%s %v%v repeat %d", f.name, dt, sh, rep), got, want)
+				}
+			}
+		}
+	}
+}

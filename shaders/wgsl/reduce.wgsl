@@ -33,7 +33,9 @@ const CH: u32 = 4096u;   // elements per workgroup per level (16 per thread)
 // P: [n_seg, K, Kcur, C, level0, nk, nc, 0, ksize[8], kstride[8], csize[8], cstride[8]]
 @group(0) @binding(1) var<storage, read> x: array<u32>;
 @group(0) @binding(2) var<storage, read> pin: array<u32>;
-@group(0) @binding(3) var<storage, read_write> pout: array<u32>;
+// pout: partials as atomics (`bulk_last` reads other workgroups' partials
+// and counts them at pout[C]); the other entries only store theirs.
+@group(0) @binding(3) var<storage, read_write> pout: array<atomic<u32>>;
 @group(0) @binding(4) var<storage, read_write> dst: array<u32>;
 // x as 16-byte units (the `rows` kernel's loads); the same buffer as x.
 @group(0) @binding(5) var<storage, read> x4: array<vec4<u32>>;
@@ -231,7 +233,7 @@ fn level(@builtin(workgroup_id) wid: vec3<u32>,
             if (P[7] == 1u) {
                 write_fused(seg, result_of(seg, total, vec2<u32>(0u, NONE)));
             } else {
-                pout[g] = bitcast<u32>(total);
+                atomicStore(&pout[g], bitcast<u32>(total));
             }
         }
     } else {
@@ -242,8 +244,8 @@ fn level(@builtin(workgroup_id) wid: vec3<u32>,
             if (P[7] == 1u) {
                 write_fused(seg, result_of(seg, 0.0, best));
             } else {
-                pout[2u * g] = best.x;
-                pout[2u * g + 1u] = best.y;
+                atomicStore(&pout[2u * g], best.x);
+                atomicStore(&pout[2u * g + 1u], best.y);
             }
         }
     }
@@ -284,8 +286,60 @@ fn bulk(@builtin(workgroup_id) wid: vec3<u32>,
     let u = (g % C) * (BCH / LU) + lid;
     let total = tree_sum0(lid, units_sum(b, u, K));
     if (lid == 0u) {
-        pout[g] = bitcast<u32>(total);
+        atomicStore(&pout[g], bitcast<u32>(total));
     }
+}
+
+// `bulk_last`: `bulk` for a single segment whose C partials one `level`
+// workgroup folds (C <= CH), in one dispatch instead of two. Each
+// workgroup stores its partial; the workgroup whose increment of the
+// counter at pout[C] finds C - 1 (the last to finish) folds all C partials
+// as that `level` workgroup would — the same adds in the same order — and
+// writes the output as a fused level does, then resets the counter (so a
+// timing repeat of the dispatch starts from 0 again). Partials and counter
+// are atomics, and a storage barrier (device-scope acquire-release) stands
+// between a workgroup's partial and its increment, and between the last
+// increment and the reads of the partials.
+var<workgroup> slast: u32;
+
+@compute @workgroup_size(256)
+fn bulk_last(@builtin(workgroup_id) wid: vec3<u32>,
+             @builtin(num_workgroups) nwg: vec3<u32>,
+             @builtin(local_invocation_index) lid: u32) {
+    let g = group_id(wid, nwg);
+    let C = P[3];
+    if (g >= C) { return; }                  // uniform: the whole workgroup leaves
+    let K = P[1];
+    let total = tree_sum0(lid, units_sum(seg_base(0u) / LU, g * (BCH / LU) + lid, K));
+    if (lid == 0u) {
+        atomicStore(&pout[g], bitcast<u32>(total));
+    }
+    storageBarrier();
+    if (lid == 0u) {
+        slast = select(0u, 1u, atomicAdd(&pout[C], 1u) == C - 1u);
+    }
+    if (workgroupUniformLoad(&slast) == 0u) {
+        return;
+    }
+    storageBarrier();
+    let a = last4(lid, C) + last4(lid + 4u * W, C);
+    let b = last4(lid + 8u * W, C) + last4(lid + 12u * W, C);
+    let sum = tree_sum0(lid, a + b);
+    if (lid == 0u) {
+        write_fused(0u, result_of(0u, sum, vec2<u32>(0u, NONE)));
+        atomicStore(&pout[C], 0u);
+    }
+}
+
+// Partial k of bulk_last's C, or an exact zero past them (as sum_item).
+fn last_item(k: u32, C: u32) -> f32 {
+    if (k >= C) { return 0.0; }
+    return bitcast<f32>(atomicLoad(&pout[k]));
+}
+
+// Four partials W apart, combined pairwise (as sum4).
+fn last4(k: u32, C: u32) -> f32 {
+    return (last_item(k, C) + last_item(k + W, C)) + (last_item(k + 2u * W, C) + last_item(k + 3u * W, C));
 }
 
 // The output element for segment seg from its reduced f32 sum or pair.
