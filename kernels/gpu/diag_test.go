@@ -87,6 +87,7 @@ func diagCases(s int) []diagCase {
 		{"tiny pad", func(d *Device) error { return e(d.Pad(tiny, kernels.Reflect, pp(1, 1, 1, 1), nil)) }},
 		{"tiny pad_backward", func(d *Device) error { return e(d.PadBackwardGather(tiny, kernels.Reflect, pp(1, 1, 1, 1))) }},
 		{"tiny sum levels", func(d *Device) error { return e(d.SumDim(levels, 1)) }},
+		{"max_all", func(d *Device) error { return e(d.MaxAll(big)) }},
 	}
 }
 

@@ -288,12 +288,12 @@ const seqSegsEmulated = 4 * wgSize
 // over more workgroups than `rows` would.
 const rowsMinSegs = 32
 
-// bulk reports whether the first level is `bulk`: a sum whose reduced
-// elements are contiguous (one collapsed axis of stride 1), start on a
-// 16-byte unit (one segment, or K a whole number of units) and
+// bulk reports whether the first level is `bulk`: a sum, extremum or arg
+// whose reduced elements are contiguous (one collapsed axis of stride 1),
+// start on a 16-byte unit (one segment, or K a whole number of units) and
 // K >= bulkMin.
 func (r *reduction) bulk() bool {
-	if r.f64() || r.opKind != opSum || len(r.coll) != 1 || r.coll[0].stride != 1 || r.coll[0].size < bulkMin {
+	if r.f64() || len(r.coll) != 1 || r.coll[0].stride != 1 || r.coll[0].size < bulkMin {
 		return false
 	}
 	return tensor.NumElems(r.outShape) == 1 || r.coll[0].size%r.unit() == 0
@@ -303,7 +303,7 @@ func (r *reduction) bulk() bool {
 // single segment whose bulk partials one level workgroup folds (at most
 // chunk of them: K <= 2^27), when bulkLastOn.
 func (r *reduction) bulkLast() bool {
-	if !bulkLastOn || !r.bulk() || tensor.NumElems(r.outShape) != 1 {
+	if !bulkLastOn || r.opKind != opSum || !r.bulk() || tensor.NumElems(r.outShape) != 1 {
 		return false
 	}
 	c := (prod(r.coll) + bulkRounds*chunk - 1) / (bulkRounds * chunk)

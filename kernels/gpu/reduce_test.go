@@ -622,3 +622,46 @@ func TestBulkLast(t *testing.T) {
 		}
 	}
 }
+
+// TestBulkPicks: extrema and arg indices through the bulk first level
+// (bulkMin lowered: one and three segments, 2 to 31 partials, a ragged
+// last chunk) equal the CPU oracle bit for bit, signed zeros, infinities,
+// NaNs and ties included, and a segment of NaNs only.
+func TestBulkPicks(t *testing.T) {
+	d := device(t)
+	defer func(m int) { bulkMin = m }(bulkMin)
+	bulkMin = seqMax + 1
+	r := rand.New(rand.NewSource(25))
+	dims := []dimFns{
+		{"max_dim", (*Device).MaxDim, cpu.MaxDim},
+		{"min_dim", (*Device).MinDim, cpu.MinDim},
+		{"argmax_dim", (*Device).ArgMaxDim, cpu.ArgMaxDim},
+		{"argmin_dim", (*Device).ArgMinDim, cpu.ArgMinDim},
+	}
+	alls := []redFns{{"max_all", (*Device).MaxAll, cpu.MaxAll}, {"min_all", (*Device).MinAll, cpu.MinAll}}
+	for _, dt := range gpuFloats {
+		for _, sh := range [][]int{{40000}, {1000001}, {3, 40000}} {
+			for _, nanAll := range []bool{false, true} {
+				x := specialFloat(r, dt, sh, nanAll)
+				for _, f := range dims {
+					name := fmt.Sprintf("%s/%v%v/nanAll=%v", f.name, dt, sh, nanAll)
+					want, werr := f.cpu(x, len(sh)-1)
+					got, err := f.gpu(d, x, len(sh)-1)
+					if werr != nil || err != nil {
+						t.Fatalf("%s: gpu %v, cpu %v", name, err, werr)
+					}
+					sameBits(t, name, got, want)
+				}
+				for _, f := range alls {
+					name := fmt.Sprintf("%s/%v%v/nanAll=%v", f.name, dt, sh, nanAll)
+					want, _ := f.cpu(x)
+					got, err := f.gpu(d, x)
+					if err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+					sameBits(t, name, got, want)
+				}
+			}
+		}
+	}
+}

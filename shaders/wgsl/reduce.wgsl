@@ -284,10 +284,56 @@ fn bulk(@builtin(workgroup_id) wid: vec3<u32>,
     let K = P[1];
     let b = seg_base(seg) / LU;
     let u = (g % C) * (BCH / LU) + lid;
-    let total = tree_sum0(lid, units_sum(b, u, K));
-    if (lid == 0u) {
-        atomicStore(&pout[g], bitcast<u32>(total));
+    if (OP == 0u) {
+        let total = tree_sum0(lid, units_sum(b, u, K));
+        if (lid == 0u) {
+            atomicStore(&pout[g], bitcast<u32>(total));
+        }
+        return;
     }
+    // Extrema: the best (key, k) of the thread's units, the keyed tree,
+    // then the winner's own bits as the (value bits, index) partial the
+    // next level picks from (a chunk of NaNs only: no candidate).
+    let best = tree_pick0(lid, units_pick(b, u, K), true);
+    if (lid == 0u) {
+        var v = vec2<u32>(0u, NONE);
+        if (best != 0u) {
+            v = vec2<u32>(load_bits(seg_base(seg) + tree_index), tree_index);
+        }
+        atomicStore(&pout[2u * g], v.x);
+        atomicStore(&pout[2u * g + 1u], v.y);
+    }
+}
+
+// The best (key, k) candidate of the RE units u + j·W of the segment
+// starting at unit b (elements at or past K skipped), as units_sum takes
+// them: in BS groups, a group's loads all issued before any is used. The
+// thread's k ascend, so a strictly larger key wins and a tie keeps the
+// first (okey: NaN is 0, never better; -0 and +0 tie).
+fn units_pick(b: u32, u: u32, K: u32) -> vec2<u32> {
+    var bk = 0u;
+    var bi = NONE;
+    for (var g = 0u; g < BS; g = g + 1u) {
+        var w: array<vec4<u32>, RES>;
+        for (var j = 0u; j < RES; j = j + 1u) {
+            if ((u + (g * RES + j) * W) * LU < K) {
+                w[j] = x4[b + u + (g * RES + j) * W];
+            }
+        }
+        for (var j = 0u; j < RES; j = j + 1u) {
+            let k0 = (u + (g * RES + j) * W) * LU;
+            for (var l = 0u; l < LU; l = l + 1u) {
+                if (k0 + l < K) {
+                    let key = okey(ulane(w[j], l));
+                    if (key > bk) {
+                        bk = key;
+                        bi = k0 + l;
+                    }
+                }
+            }
+        }
+    }
+    return vec2<u32>(bk, bi);
 }
 
 // `bulk_last`: `bulk` for a single segment whose C partials one `level`
