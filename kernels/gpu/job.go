@@ -276,7 +276,7 @@ func (j *job) scratch(what string, bytes int) *buffer {
 // (counters that kernels add into atomically).
 func (j *job) zeros(what string, bytes int) *buffer {
 	j.once = true
-	return j.filled(what, inBytes(bytes), wgpu.BufferUsageStorage|wgpu.BufferUsageCopyDst, true)
+	return j.zeroedReset(what, bytes)
 }
 
 // zeroedReset is zeros for a kernel that leaves the buffer zeroed again

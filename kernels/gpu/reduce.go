@@ -306,9 +306,13 @@ func (r *reduction) bulkLast() bool {
 	if !bulkLastOn || r.opKind != opSum || !r.bulk() || tensor.NumElems(r.outShape) != 1 {
 		return false
 	}
-	c := (prod(r.coll) + bulkRounds*chunk - 1) / (bulkRounds * chunk)
+	c := bulkParts(prod(r.coll))
 	return c > 1 && c <= chunk
 }
+
+// bulkParts is the bulk level's partials (workgroups) for K elements of a
+// segment.
+func bulkParts(K int) int { return (K + bulkRounds*chunk - 1) / (bulkRounds * chunk) }
 
 // levels records the tree passes: each level reduces chunks of `chunk`
 // values per segment to one partial (the first of a bulk sum, pb non-nil,
@@ -404,9 +408,10 @@ func (d *Device) reduce(r *reduction) (*tensor.Tensor, error) {
 		return nil, err
 	}
 	var pb *pipe
+	last := r.bulkLast()
 	if r.bulk() {
 		entry := "bulk"
-		if r.bulkLast() {
+		if last {
 			entry = "bulk_last"
 		}
 		if pb, err = d.pipeline(r.spec(entry)); err != nil {
@@ -417,10 +422,10 @@ func (d *Device) reduce(r *reduction) (*tensor.Tensor, error) {
 	r.specials(j)
 	x := j.input("x", r.x.Data)
 	dst := j.outputTensor("out", out)
-	if r.bulkLast() {
+	if last {
 		// One dispatch: the bulk level, whose last workgroup folds the
 		// partials (and a counter after them, zeroed) and writes out.
-		c := (K + bulkRounds*chunk - 1) / (bulkRounds * chunk)
+		c := bulkParts(K)
 		pw := r.params(K, c, true)
 		pw[7] = 1
 		parts := j.zeroedReset("partials", 4*(c+1))

@@ -314,12 +314,7 @@ fn units_pick(b: u32, u: u32, K: u32) -> vec2<u32> {
     var bk = 0u;
     var bi = NONE;
     for (var g = 0u; g < BS; g = g + 1u) {
-        var w: array<vec4<u32>, RES>;
-        for (var j = 0u; j < RES; j = j + 1u) {
-            if ((u + (g * RES + j) * W) * LU < K) {
-                w[j] = x4[b + u + (g * RES + j) * W];
-            }
-        }
+        var w = unit_group(b, u, K, g);
         for (var j = 0u; j < RES; j = j + 1u) {
             let k0 = (u + (g * RES + j) * W) * LU;
             for (var l = 0u; l < LU; l = l + 1u) {
@@ -612,15 +607,22 @@ fn unit_sum(w: vec4<u32>, k0: u32, K: u32) -> f32 {
 // group's loads are all issued before any is used.
 const RES: u32 = RE / BS;
 
+// Group g of those units, j = g·RES .. g·RES + RES - 1, all loads issued
+// before any is used; a unit at or past K stays zero.
+fn unit_group(b: u32, u: u32, K: u32, g: u32) -> array<vec4<u32>, RES> {
+    var w: array<vec4<u32>, RES>;
+    for (var j = 0u; j < RES; j = j + 1u) {
+        if ((u + (g * RES + j) * W) * LU < K) {
+            w[j] = x4[b + u + (g * RES + j) * W];
+        }
+    }
+    return w;
+}
+
 fn units_sum(b: u32, u: u32, K: u32) -> f32 {
     var parts: array<f32, BS>;
     for (var g = 0u; g < BS; g = g + 1u) {
-        var w: array<vec4<u32>, RES>;
-        for (var j = 0u; j < RES; j = j + 1u) {
-            if ((u + (g * RES + j) * W) * LU < K) {
-                w[j] = x4[b + u + (g * RES + j) * W];
-            }
-        }
+        var w = unit_group(b, u, K, g);
         var v: array<f32, RES>;
         for (var j = 0u; j < RES; j = j + 1u) {
             v[j] = unit_sum(w[j], (u + (g * RES + j) * W) * LU, K);
