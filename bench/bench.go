@@ -8,6 +8,8 @@ package bench
 import (
 	"fmt"
 	"math/rand"
+	"runtime"
+	"runtime/metrics"
 	"slices"
 	"strings"
 	"time"
@@ -107,17 +109,59 @@ type Result struct {
 	KernelNs   int64   `json:"kernel_median_ns,omitempty"`
 	KernelGBps float64 `json:"kernel_gb_per_s,omitempty"`
 	Reps       int     `json:"reps"`
-	Error      string  `json:"error,omitempty"`
+	// Settle: untimed runs after the first, made while the process's
+	// memory still grew (see settle).
+	Settle int    `json:"settle_runs"`
+	Error  string `json:"error,omitempty"`
 }
 
-// Measure times reps warm runs of one call (after one untimed run that
-// compiles pipelines and faults pages in) on backend b.
+// settle bounds the untimed runs that let a process's memory reach its
+// steady size before the timed ones. A run that allocates its output
+// grows the Go heap until the collector's goal settles (about twice the
+// live inputs); until then each run also pays first touches of fresh
+// memory. Those are cheap on bare metal but were 12.5 µs per 4 KiB page
+// on the 2-core VM (0.26 µs with MADV_HUGEPAGE, which a browser's wasm
+// memory does not get): in Chromium a 25 MB output's first touch cost
+// 86–126 ms against a 3–8 ms pad, and the heap grew over the first four
+// to five runs of a call. A run can leave the memory as it found it and
+// the next grow it again (the collector ran between them), so timing
+// starts after settleQuiet runs in a row that left it as they found it,
+// after settleMax settle runs, or once the first run and the settle runs
+// have taken settleBudget (a browser GPU run can take a second).
+const (
+	settleQuiet  = 3
+	settleMax    = 10
+	settleGrow   = 1 << 20 // bytes of growth that count
+	settleBudget = 3 * time.Second
+)
+
+// mappedBytes is the memory the Go runtime holds from the system (the
+// tensors are in the Go heap on every platform); a variable for the tests.
+var mappedBytes = runtimeBytes
+
+func runtimeBytes() uint64 {
+	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
+}
+
+// Measure times reps warm runs of one call on backend b: after one untimed
+// run that compiles pipelines and faults pages in, and the settle runs.
+// Before each run it collects the garbage, untimed: the peers free each
+// output outside their timings (tfjs dispose, onnxruntime release), and Go
+// can only collect. Without it the 64 MB outputs of the 4096² pad, in the
+// browser, left the Go heap fragmented enough that every run grew the wasm
+// memory (308–322 ms a run of first touches, against 5–8 ms).
 func Measure(e *engine.Engine, b engine.Backend, name string, c *kernels.Call, reps int) Result {
 	r := Result{Case: name, Reps: reps}
 	if reps < 1 {
 		r.Error = fmt.Sprintf("reps %d: want at least 1", reps)
 		return r
 	}
+	start, before := time.Now(), mappedBytes()
 	res, err := e.Run(b, c)
 	if err != nil {
 		r.Error = err.Error()
@@ -128,10 +172,28 @@ func Measure(e *engine.Engine, b engine.Backend, name string, c *kernels.Call, r
 		r.Error = fmt.Sprintf("%s: %v", res.Kernel, err)
 		return r
 	}
+	bind := res.Binding
+	res = nil // the first run's output is garbage from here on
+	quiet := 0
+	if mappedBytes() < before+settleGrow {
+		quiet = settleQuiet // the first run left the memory as it was
+	}
+	for ; quiet < settleQuiet && r.Settle < settleMax && time.Since(start) < settleBudget; r.Settle++ {
+		runtime.GC()
+		before = mappedBytes()
+		if _, err := e.RunBinding(bind, c); err != nil {
+			r.Error = err.Error()
+			return r
+		}
+		if quiet++; mappedBytes() >= before+settleGrow {
+			quiet = 0
+		}
+	}
 	var times, dev, kern []time.Duration
 	for i := 0; i < reps; i++ {
+		runtime.GC()
 		t0 := time.Now()
-		if _, err := e.RunBinding(res.Binding, c); err != nil {
+		if _, err := e.RunBinding(bind, c); err != nil {
 			r.Error = err.Error()
 			return r
 		}

@@ -76,11 +76,13 @@ func TestScriptingAPIBench(t *testing.T) {
 		TimesMs    []float64 `json:"times_ms"`
 		BytesMoved float64   `json:"bytes_moved"`
 		GBps       float64   `json:"gb_per_s"`
+		Settle     *int      `json:"settle_runs"`
 	}
 	r := eval[reply](t, ctx, `fkc.bench({op: "pad", backend: "cpu", flags: ["--mode", "reflect", "--padding", "0:0,2:2,2:2"],
 		inputs: {x: {shape: [3, 512, 512], dtype: "F32", fill: "random"}}, reps: 3})`)
 	// seed 001 pad: bytes_moved (2·out + 2·in)·4 = (2·3·516·516 + 2·3·512·512)·4
-	if r.Kernel != "pad" || len(r.TimesMs) != 3 || r.BytesMoved != 12681600 || !(r.MedianMs > 0) || !(r.GBps > 0) {
+	// settle_runs: the untimed runs while the tab's memory grew (at most 10)
+	if r.Kernel != "pad" || len(r.TimesMs) != 3 || r.BytesMoved != 12681600 || !(r.MedianMs > 0) || !(r.GBps > 0) || r.Settle == nil || *r.Settle < 0 || *r.Settle > 10 {
 		t.Errorf("fkc.bench pad: %+v", r)
 	}
 	g := eval[reply](t, ctx, `fkc.bench({op: "gather", backend: "cpu", flags: ["--dim", "1"],

@@ -48,8 +48,7 @@ var columns = []string{"ours-cpu", "tfjs-wasm", "ort-wasm", "ours-webgpu", "tfjs
 type column struct {
 	Times      []float64 `json:"times"`
 	MedianMs   *float64  `json:"median_ms"`
-	Dropped    []float64 `json:"dropped,omitempty"` // ours-cpu: each fkc.bench call's first runs (see bench.js OURS_CPU_SKIP)
-	MedianAll  *float64  `json:"median_with_dropped_ms,omitempty"`
+	Settle     []int     `json:"settle_runs,omitempty"` // ours: each fkc.bench call's untimed settle runs
 	Lacks      string    `json:"lacks"`
 	Error      string    `json:"error"`
 	Note       string    `json:"note"`
@@ -85,6 +84,7 @@ func main() {
 		chromium = flag.String("chromium", "", "browser binary (default: FKC_CHROMIUM, else /usr/bin/chromium…)")
 		static   = flag.String("static", "", "the playground's static dir (default: web/static of this repository; run `make wasm` first)")
 		timeout  = flag.Duration("timeout", 20*time.Minute, "per case")
+		jsFlags  = flag.String("js-flags", "", "V8 flags for the browser (e.g. --trace-gc); the browser's output then goes to stderr")
 		evalJS   = flag.String("eval", "", "instead of the table: evaluate this JS expression in the page once it is ready (e.g. peers.traceCase(5, \"ours-webgpu\")) and print its JSON")
 	)
 	flag.Parse()
@@ -137,7 +137,7 @@ func main() {
 	}
 	go http.Serve(ln, h)
 
-	rep, err := runBrowser(base, browserPath(*chromium), *casesRe, strings.Split(*cols, ","), *rounds, *reps, *sumElems, *timeout, *evalJS)
+	rep, err := runBrowser(base, browserPath(*chromium), *casesRe, strings.Split(*cols, ","), *rounds, *reps, *sumElems, *timeout, *evalJS, *jsFlags)
 	if rep != nil {
 		printTable(os.Stdout, rep)
 		if *jsonOut != "" {
@@ -181,7 +181,7 @@ func browserPath(flagged string) string {
 	return ""
 }
 
-func runBrowser(url, chromium, casesRe string, cols []string, rounds, reps, sumElems int, timeout time.Duration, evalJS string) (*report, error) {
+func runBrowser(url, chromium, casesRe string, cols []string, rounds, reps, sumElems int, timeout time.Duration, evalJS, jsFlags string) (*report, error) {
 	tmp, err := os.MkdirTemp("", "fkc-peers-")
 	if err != nil {
 		return nil, err
@@ -209,6 +209,9 @@ func runBrowser(url, chromium, casesRe string, cols []string, rounds, reps, sumE
 		chromedp.Flag("disable-background-timer-throttling", true),
 		chromedp.Flag("disable-renderer-backgrounding", true),
 	}
+	if jsFlags != "" {
+		opts = append(opts, chromedp.Flag("js-flags", jsFlags), chromedp.CombinedOutput(os.Stderr))
+	}
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	defer cancelAlloc()
 	ctx, cancel := chromedp.NewContext(allocCtx)
@@ -224,7 +227,7 @@ func runBrowser(url, chromium, casesRe string, cols []string, rounds, reps, sumE
 			if err != nil {
 				return
 			}
-			if strings.HasPrefix(m.Text, "[peers] ") || m.Type == chromedp.ConsoleError || m.IsException() {
+			if strings.HasPrefix(m.Text, "[peers] ") || m.Type == chromedp.ConsoleError || m.IsException() || jsFlags != "" {
 				where := ""
 				if m.Type == chromedp.ConsoleError || m.IsException() {
 					where = " (" + m.URL + ")"
@@ -353,8 +356,8 @@ func printTable(w *os.File, rep *report) {
 				notes = append(notes, fmt.Sprintf("%s, %s: error: %s", r.Case, n, c.Error))
 			case strings.HasPrefix(n, "ours") && c.Note != "":
 				s := fmt.Sprintf("%s, %s: kernel %s, %s", r.Case, n, c.Note, spread(c.Times))
-				if c.MedianAll != nil {
-					s += fmt.Sprintf("; with each call's first %d runs kept: median %.2f, %s", dropPerCall(c, rep), *c.MedianAll, spread(append(append([]float64(nil), c.Dropped...), c.Times...)))
+				if len(c.Settle) > 0 {
+					s += fmt.Sprintf("; settle runs per call %v", c.Settle)
 				}
 				notes = append(notes, s)
 			}
@@ -368,12 +371,6 @@ func printTable(w *os.File, rep *report) {
 			fmt.Fprintln(w, "- "+n)
 		}
 	}
-}
-
-// dropPerCall is how many runs of each fkc.bench call were dropped.
-func dropPerCall(c *column, rep *report) int {
-	calls := max(1, len(c.Times)/max(1, rep.Reps))
-	return len(c.Dropped) / calls
 }
 
 func spread(t []float64) string {

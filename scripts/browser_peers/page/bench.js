@@ -129,21 +129,16 @@ function oursRequest(c, backend, reps) {
 
 function fkc() { return document.getElementById("app").contentWindow.fkc; }
 
-// OURS_CPU_SKIP: fkc.bench builds new inputs and runs once untimed on every
-// call; in the tab the Go heap then takes a few more runs to settle (the
-// first timed runs of a call carry 100–300 ms of heap growth and GC), so
-// on the cpu each call runs reps + OURS_CPU_SKIP and the first
-// OURS_CPU_SKIP times are kept apart ("dropped", in the JSON). On webgpu,
-// where a run takes seconds, nothing is dropped.
-export const OURS_CPU_SKIP = 4;
-
+// fkc.bench builds new inputs and runs once untimed on every call, then
+// untimed again while a run still grows the tab's memory (its settle_runs:
+// the first touches of fresh wasm memory cost 86–126 ms per 25 MB on the
+// 2-core VM), so every time it returns is a warm run.
 function oursColumn(backend) {
-  const skip = backend === "cpu" ? OURS_CPU_SKIP : 0;
   return async (c) => ({
     warm: async () => {},
     time: async (reps) => {
-      const r = await fkc().bench(oursRequest(c, backend, reps + skip));
-      return { times: r.times_ms.slice(skip), dropped: r.times_ms.slice(0, skip),
+      const r = await fkc().bench(oursRequest(c, backend, reps));
+      return { times: r.times_ms, settle_runs: r.settle_runs,
         note: r.kernel + (r.provider ? " (" + r.provider + ")" : ""), bytes_moved: r.bytes_moved };
     },
     dispose: () => {},
@@ -345,7 +340,7 @@ async function runCase(i, { rounds = 3, reps = 3, columns = COLUMNS, shape = nul
       try {
         const t = await cols[col].time(reps);
         res.columns[col].times.push(...t.times);
-        if (t.dropped) (res.columns[col].dropped = res.columns[col].dropped || []).push(...t.dropped);
+        if (t.settle_runs != null) (res.columns[col].settle_runs = res.columns[col].settle_runs || []).push(t.settle_runs);
         if (t.note) res.columns[col].note = t.note;
         if (t.bytes_moved) res.columns[col].bytes_moved = t.bytes_moved;
       } catch (e) {
@@ -358,7 +353,6 @@ async function runCase(i, { rounds = 3, reps = 3, columns = COLUMNS, shape = nul
   for (const run of Object.values(cols)) { try { run.dispose(); } catch (e) { /* best effort */ } }
   for (const v of Object.values(res.columns)) {
     if (v.times && v.times.length) v.median_ms = median(v.times);
-    if (v.dropped && v.dropped.length) v.median_with_dropped_ms = median([...v.dropped, ...v.times]);
   }
   res.wall_s = (performance.now() - t0) / 1000;
   log(`${c.name}: ` + Object.entries(res.columns).map(([k, v]) => `${k} ${v.median_ms != null ? v.median_ms.toFixed(2) : "–"}`).join(", ") + ` (${res.wall_s.toFixed(0)} s)`);

@@ -1,0 +1,62 @@
+package bench
+
+import (
+	"math/rand"
+	"testing"
+
+	"github.com/fkc-playground/fkc/engine"
+	"github.com/fkc-playground/fkc/kernels"
+	"github.com/fkc-playground/fkc/ops"
+)
+
+// Measure times exactly reps runs, after the settle runs the memory's
+// growth asks for: here a scripted sequence of the runtime's mapped bytes.
+func TestMeasureSettles(t *testing.T) {
+	e, err := engine.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := func() *kernels.Call {
+		return ops.Pad(f32(rand.New(rand.NewSource(1)), 2, 3), kernels.Reflect, pads(1, 2)...)
+	}
+	const M = 1 << 20
+	for _, tc := range []struct {
+		name   string
+		mapped []uint64 // before and after the first run, then before and after each settle run
+		settle int
+	}{
+		{"no growth", []uint64{5 * M, 5 * M}, 0},
+		{"below a MiB", []uint64{5 * M, 6*M - 1}, 0},
+		{"three quiet runs", []uint64{0, 2 * M, 2 * M, 2 * M, 2 * M, 2 * M, 2 * M, 2 * M}, 3},
+		// the second settle run grows again: three more quiet ones follow it
+		{"grows again", []uint64{0, 2 * M, 2 * M, 2 * M, 2 * M, 4 * M, 4 * M, 4 * M, 4 * M, 4 * M, 4 * M, 4 * M}, 5},
+		{"never settles", nil, settleMax},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			calls := 0
+			mappedBytes = func() uint64 {
+				defer func() { calls++ }()
+				if tc.mapped == nil {
+					return uint64(calls) * M // every run grows
+				}
+				if calls >= len(tc.mapped) {
+					t.Fatalf("mapped read %d times; the script has %d", calls+1, len(tc.mapped))
+				}
+				return tc.mapped[calls]
+			}
+			defer func() { mappedBytes = runtimeBytes }()
+			r := Measure(e, engine.CPU, tc.name, call(), 3)
+			if r.Error != "" {
+				t.Fatal(r.Error)
+			}
+			if r.Settle != tc.settle || len(r.TimesNs) != 3 || r.Kernel != "pad" {
+				t.Errorf("settle %d (want %d), %d times (want 3), kernel %q", r.Settle, tc.settle, len(r.TimesNs), r.Kernel)
+			}
+		})
+	}
+	// the runtime's own figure: some bytes, and no settle runs past the cap
+	r := Measure(e, engine.CPU, "real", call(), 2)
+	if runtimeBytes() == 0 || r.Error != "" || r.Settle > settleMax || len(r.TimesNs) != 2 {
+		t.Errorf("runtime bytes %d; %+v", runtimeBytes(), r)
+	}
+}
