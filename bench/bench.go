@@ -24,6 +24,9 @@ import (
 type Case struct {
 	Name  string
 	Build func(rng *rand.Rand) *kernels.Call
+	// Kernel, when set, is the kernel (PROVIDER/NAME) that serves the
+	// call instead of dispatch's choice; the case runs only on its backend.
+	Kernel string
 }
 
 // Fill is a float tensor of quarter steps in [-8, 8) (exact in every float
@@ -55,38 +58,41 @@ func f32(r *rand.Rand, shape ...int) *tensor.Tensor { return Fill(r, tensor.F32,
 var Cases = []Case{
 	{"pad constant f32[8,3,512,512] pad 2", func(r *rand.Rand) *kernels.Call {
 		return ops.Pad(f32(r, 8, 3, 512, 512), kernels.Constant, pads(2, 4)...)
-	}},
+	}, ""},
 	{"pad reflect f32[8,3,512,512] pad 2", func(r *rand.Rand) *kernels.Call {
 		return ops.Pad(f32(r, 8, 3, 512, 512), kernels.Reflect, pads(2, 4)...)
-	}},
+	}, ""},
 	{"pad replicate f32[8,3,512,512] pad 2", func(r *rand.Rand) *kernels.Call {
 		return ops.Pad(f32(r, 8, 3, 512, 512), kernels.Replicate, pads(2, 4)...)
-	}},
+	}, ""},
 	{"pad constant f32[4096,4096] pad 3", func(r *rand.Rand) *kernels.Call {
 		return ops.Pad(f32(r, 4096, 4096), kernels.Constant, pads(3, 2)...)
-	}},
+	}, ""},
 	{"pad_backward reflect f32[8,3,516,516] pad 2", func(r *rand.Rand) *kernels.Call {
 		return ops.PadBackward(f32(r, 8, 3, 516, 516), kernels.Reflect, pads(2, 4)...)
-	}},
-	{"sum_all f32[64Mi]", func(r *rand.Rand) *kernels.Call { return ops.Sum(f32(r, 64<<20), ops.All) }},
-	{"sum_dim 1 f32[4096,4096]", func(r *rand.Rand) *kernels.Call { return ops.Sum(f32(r, 4096, 4096), 1) }},
-	{"max_dim 1 f32[4096,4096]", func(r *rand.Rand) *kernels.Call { return ops.Max(f32(r, 4096, 4096), 1) }},
-	{"argmax_dim 1 f32[4096,4096]", func(r *rand.Rand) *kernels.Call { return ops.ArgMax(f32(r, 4096, 4096), 1) }},
+	}, ""},
+	{"sum_all f32[64Mi]", func(r *rand.Rand) *kernels.Call { return ops.Sum(f32(r, 64<<20), ops.All) }, ""},
+	// This project's contracted blocked order (fkc run sum --kernel …):
+	// what the CPU's vectors and cores can do with an order they may use.
+	{"sum_all blocked f32[64Mi]", func(r *rand.Rand) *kernels.Call { return ops.Sum(f32(r, 64<<20), ops.All) }, BlockedSum},
+	{"sum_dim 1 f32[4096,4096]", func(r *rand.Rand) *kernels.Call { return ops.Sum(f32(r, 4096, 4096), 1) }, ""},
+	{"max_dim 1 f32[4096,4096]", func(r *rand.Rand) *kernels.Call { return ops.Max(f32(r, 4096, 4096), 1) }, ""},
+	{"argmax_dim 1 f32[4096,4096]", func(r *rand.Rand) *kernels.Call { return ops.ArgMax(f32(r, 4096, 4096), 1) }, ""},
 	{"index_select f32[100000,256] 50000 rows", func(r *rand.Rand) *kernels.Call {
 		return ops.IndexSelect(f32(r, 100000, 256), ops.RandIndices(r, []int{50000}, 100000), 0)
-	}},
+	}, ""},
 	{"gather dim 1 f32[4096,4096]", func(r *rand.Rand) *kernels.Call {
 		return ops.Gather(f32(r, 4096, 4096), ops.RandIndices(r, []int{4096, 4096}, 4096), 1)
-	}},
+	}, ""},
 	{"index_add dim 0 f32[100000,256] 50000 rows", func(r *rand.Rand) *kernels.Call {
 		return ops.AddCall("index_add", f32(r, 100000, 256), ops.RandIndices(r, []int{50000}, 100000), f32(r, 50000, 256), 0)
-	}},
+	}, ""},
 	{"index_add dim 1 f32[4096,4096]", func(r *rand.Rand) *kernels.Call {
 		return ops.AddCall("index_add", f32(r, 4096, 4096), ops.RandIndices(r, []int{4096}, 4096), f32(r, 4096, 4096), 1)
-	}},
+	}, ""},
 	{"scatter_add dim 1 f32[4096,4096]", func(r *rand.Rand) *kernels.Call {
 		return ops.AddCall("scatter_add", f32(r, 4096, 4096), ops.RandIndices(r, []int{4096, 4096}, 4096), f32(r, 4096, 4096), 1)
-	}},
+	}, ""},
 }
 
 // Result is one line of `fkc bench` (and the answer of fkc.bench).
@@ -148,21 +154,31 @@ func runtimeBytes() uint64 {
 	return s[0].Value.Uint64()
 }
 
-// Measure times reps warm runs of one call on backend b: after one untimed
+// BlockedSum is the CPU's contracted blocked-order sum of all elements.
+const BlockedSum = "fkc-cpu-kernels/sum_all_blocked"
+
+// Measure times reps warm runs of one call on backend b, served by kernel
+// (PROVIDER/NAME) or, when that is empty, by dispatch: after one untimed
 // run that compiles pipelines and faults pages in, and the settle runs.
 // Before each run it collects the garbage, untimed: the peers free each
 // output outside their timings (tfjs dispose, onnxruntime release), and Go
 // can only collect. Without it the 64 MB outputs of the 4096² pad, in the
 // browser, left the Go heap fragmented enough that every run grew the wasm
 // memory (308–322 ms a run of first touches, against 5–8 ms).
-func Measure(e *engine.Engine, b engine.Backend, name string, c *kernels.Call, reps int) Result {
+func Measure(e *engine.Engine, b engine.Backend, name, kernel string, c *kernels.Call, reps int) Result {
 	r := Result{Case: name, Reps: reps}
 	if reps < 1 {
 		r.Error = fmt.Sprintf("reps %d: want at least 1", reps)
 		return r
 	}
 	start, before := time.Now(), mappedBytes()
-	res, err := e.Run(b, c)
+	var res *engine.Result
+	var err error
+	if kernel != "" {
+		res, err = e.RunKernel(b, kernel, c)
+	} else {
+		res, err = e.Run(b, c)
+	}
 	if err != nil {
 		r.Error = err.Error()
 		return r
@@ -236,9 +252,13 @@ func Run(e *engine.Engine, b engine.Backend, reps int, filter string) []Result {
 	var out []Result
 	rng := rand.New(rand.NewSource(1))
 	for _, bc := range Cases {
-		if strings.HasPrefix(bc.Name, filter) {
-			out = append(out, Measure(e, b, bc.Name, bc.Build(rng), reps))
+		if !strings.HasPrefix(bc.Name, filter) {
+			continue
 		}
+		if ref, ok := e.FindKernel(bc.Kernel); bc.Kernel != "" && (!ok || ref.Kernel.Backend != b.Contract()) {
+			continue // another backend's kernel
+		}
+		out = append(out, Measure(e, b, bc.Name, bc.Kernel, bc.Build(rng), reps))
 	}
 	return out
 }

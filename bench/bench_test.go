@@ -45,7 +45,7 @@ func TestMeasureSettles(t *testing.T) {
 				return tc.mapped[calls]
 			}
 			defer func() { mappedBytes = runtimeBytes }()
-			r := Measure(e, engine.CPU, tc.name, call(), 3)
+			r := Measure(e, engine.CPU, tc.name, "", call(), 3)
 			if r.Error != "" {
 				t.Fatal(r.Error)
 			}
@@ -55,7 +55,7 @@ func TestMeasureSettles(t *testing.T) {
 		})
 	}
 	// the runtime's own figure: some bytes, and no settle runs past the cap
-	r := Measure(e, engine.CPU, "real", call(), 2)
+	r := Measure(e, engine.CPU, "real", "", call(), 2)
 	if runtimeBytes() == 0 || r.Error != "" || r.Settle > settleMax || len(r.TimesNs) != 2 {
 		t.Errorf("runtime bytes %d; %+v", runtimeBytes(), r)
 	}

@@ -24,11 +24,13 @@ func TestScriptingAPIBadInput(t *testing.T) {
 		"input not a string": `fkc.run({op: "sum", backend: "cpu", flags: [], inputs: {x: 42}})`,
 		"bad padding":        `fkc.run({op: "pad", backend: "cpu", flags: ["--mode", "reflect", "--padding", "x:y"], inputs: {x: "AAAA"}})`,
 		// issue 9 row 13: a flag the user gave is never ignored
-		"dtype f32":     `fkc.run({op: "sum", backend: "cpu", flags: ["--dtype=f32"], inputs: {}})`,
-		"dim leftovers": `fkc.run({op: "sum", backend: "cpu", flags: ["--dim", "1abc"], inputs: {}})`,
-		"bench reps":    `fkc.bench({op: "sum", backend: "cpu", flags: [], inputs: {x: {shape: [4], dtype: "F32", fill: 1}}, reps: -1})`,
-		"bench fill":    `fkc.bench({op: "sum", backend: "cpu", flags: [], inputs: {x: {shape: [4], dtype: "F32", fill: "lots"}}})`,
-		"bench size":    `fkc.bench({op: "sum", backend: "cpu", flags: [], inputs: {x: {shape: [1000000000], dtype: "F32", fill: 1}}})`,
+		"dtype f32":            `fkc.run({op: "sum", backend: "cpu", flags: ["--dtype=f32"], inputs: {}})`,
+		"dim leftovers":        `fkc.run({op: "sum", backend: "cpu", flags: ["--dim", "1abc"], inputs: {}})`,
+		"bench reps":           `fkc.bench({op: "sum", backend: "cpu", flags: [], inputs: {x: {shape: [4], dtype: "F32", fill: 1}}, reps: -1})`,
+		"bench fill":           `fkc.bench({op: "sum", backend: "cpu", flags: [], inputs: {x: {shape: [4], dtype: "F32", fill: "lots"}}})`,
+		"bench size":           `fkc.bench({op: "sum", backend: "cpu", flags: [], inputs: {x: {shape: [1000000000], dtype: "F32", fill: 1}}})`,
+		"bench kernel":         `fkc.bench({op: "sum", kernel: "no-such/kernel", backend: "cpu", flags: [], inputs: {x: {shape: [4], dtype: "F32", fill: 1}}})`,
+		"bench kernel backend": `fkc.bench({op: "sum", kernel: "fkc-cpu-kernels/sum_all_blocked", backend: "webgpu", flags: [], inputs: {x: {shape: [4], dtype: "F32", fill: 1}}})`,
 	}
 	for name, call := range cases {
 		got := eval[string](t, ctx, `(async () => { try { await `+call+`; return "resolved"; } catch (e) { return (e instanceof Error ? "Error:" : "non-Error:") + e.message; } })()`)
@@ -89,6 +91,12 @@ func TestScriptingAPIBench(t *testing.T) {
 		inputs: {data: {shape: [1024, 1024], dtype: "F32", fill: "arange"}, indices: {shape: [1024, 1024], dtype: "U32", fill: "indices:1024"}}})`)
 	if g.Kernel != "gather" || len(g.TimesMs) != 5 || !(g.GBps > 0) {
 		t.Errorf("fkc.bench gather: %+v", g)
+	}
+	// a kernel by name: this project's blocked sum, not dispatch's oracle
+	s := eval[reply](t, ctx, `fkc.bench({op: "sum", kernel: "fkc-cpu-kernels/sum_all_blocked", backend: "cpu", flags: [],
+		inputs: {x: {shape: [1048576], dtype: "F32", fill: "random"}}, reps: 2})`)
+	if s.Kernel != "sum_all_blocked" || len(s.TimesMs) != 2 {
+		t.Errorf("fkc.bench sum_all_blocked: %+v", s)
 	}
 	t.Logf("in this tab: pad reflect F32[3,512,512] %.2f ms (%.2f GB/s); gather [1024,1024] %.2f ms (%.2f GB/s)", r.MedianMs, r.GBps, g.MedianMs, g.GBps)
 }

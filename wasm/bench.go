@@ -32,13 +32,14 @@ type benchInput struct {
 func scriptBench(reqJSON string) (any, error) {
 	var req struct {
 		Op      string                `json:"op"`
+		Kernel  string                `json:"kernel"` // PROVIDER/NAME; empty: dispatch's choice
 		Backend string                `json:"backend"`
 		Flags   []string              `json:"flags"`
 		Inputs  map[string]benchInput `json:"inputs"`
 		Reps    int                   `json:"reps"`
 	}
 	if err := json.Unmarshal([]byte(reqJSON), &req); err != nil {
-		return nil, surfaceError(kernels.Usagef("bench: the request is not {op, backend, flags, inputs: {name: {shape, dtype, fill}}, reps}: %v", err))
+		return nil, surfaceError(kernels.Usagef("bench: the request is not {op, kernel, backend, flags, inputs: {name: {shape, dtype, fill}}, reps}: %v", err))
 	}
 	if req.Reps == 0 {
 		req.Reps = 5
@@ -58,7 +59,7 @@ func scriptBench(reqJSON string) (any, error) {
 		return nil, surfaceError(err)
 	}
 	app.mu.Lock()
-	r := bench.Measure(app.eng, backend, req.Op, call, req.Reps)
+	r := bench.Measure(app.eng, backend, req.Op, req.Kernel, call, req.Reps)
 	app.mu.Unlock()
 	if r.Error != "" {
 		return nil, fmt.Errorf("fkc: %s", r.Error)

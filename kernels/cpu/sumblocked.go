@@ -142,10 +142,31 @@ func blockSum[T float](blk []T, rnd func(T) T) T {
 	return foldLanes(&s, rnd)
 }
 
-// blockSumsGo is blockSumsF32's Go loop.
+// blockSumsGo is blockSumsF32's Go loop. A block's 32 lanes go eight at a
+// time, in locals, over the whole block (each lane still adds its elements
+// in order from +0; the 16 KiB block stays in the L1 cache between the
+// four passes): sumLanesGo's read-add-store of acc[l] through memory is
+// what WASM, which has no vectors, ran at 1.5 ns an element.
 func blockSumsGo(x []float32, sums []float32) {
+	var s [lanes]float32
 	for b := range sums {
-		sums[b] = blockSum(x[b*blockLen:(b+1)*blockLen], nil)
+		blk := x[b*blockLen : (b+1)*blockLen]
+		for q := 0; q < lanes; q += 8 {
+			var a0, a1, a2, a3, a4, a5, a6, a7 float32
+			for j := q; j < len(blk); j += lanes {
+				v := blk[j : j+8 : j+8]
+				a0 += v[0]
+				a1 += v[1]
+				a2 += v[2]
+				a3 += v[3]
+				a4 += v[4]
+				a5 += v[5]
+				a6 += v[6]
+				a7 += v[7]
+			}
+			s[q], s[q+1], s[q+2], s[q+3], s[q+4], s[q+5], s[q+6], s[q+7] = a0, a1, a2, a3, a4, a5, a6, a7
+		}
+		sums[b] = foldLanes(&s, nil)
 	}
 }
 
