@@ -60,3 +60,20 @@ func TestMeasureSettles(t *testing.T) {
 		t.Errorf("runtime bytes %d; %+v", runtimeBytes(), r)
 	}
 }
+
+// A case that names its kernel is served by it, not by dispatch.
+func TestRunNamedKernel(t *testing.T) {
+	e, err := engine.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := Run(e, engine.CPU, 1, "sum_all")
+	if len(res) != 2 || res[0].Kernel != "sum_all" || res[1].Kernel != "sum_all_blocked" || res[1].Provider != "fkc-cpu-kernels" {
+		t.Fatalf("sum_all cases: %+v", res)
+	}
+	for _, r := range res {
+		if r.Error != "" || len(r.TimesNs) != 1 || r.BytesMoved != 4<<26+4 {
+			t.Errorf("%s: %+v", r.Case, r)
+		}
+	}
+}
