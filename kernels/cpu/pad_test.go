@@ -149,8 +149,15 @@ func randPads(rng *rand.Rand, mode kernels.Mode, shape []int) ([]kernels.Pad, bo
 }
 
 // The fast pad is bitwise the reference walk, for every element width,
-// rank 0..4, dims 0..7, every mode.
-func TestPadFastMatchesRef(t *testing.T) { atThreads(t, testPadFastMatchesRef) }
+// rank 0..4, dims 0..7, every mode, with the row interiors copied in the
+// row loop (native) and first, plane by plane (WASM).
+func TestPadFastMatchesRef(t *testing.T) {
+	defer func(v bool) { padInteriorsFirst = v }(padInteriorsFirst)
+	for _, first := range []bool{false, true} {
+		padInteriorsFirst = first
+		t.Run(fmt.Sprintf("interiorsFirst=%v", first), func(t *testing.T) { atThreads(t, testPadFastMatchesRef) })
+	}
+}
 
 func testPadFastMatchesRef(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
