@@ -37,6 +37,8 @@ vet:
 
 unit:
 	FKC_BIN=$(CURDIR)/bin/fkc $(GO) test -count=1 -timeout 40m ./...
+	# the CPU kernels' Go loops, which WASM and machines without AVX2 run
+	$(GO) test -count=1 -tags noasm ./kernels/cpu
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./contract

@@ -647,11 +647,7 @@ func argRow[T float](x []T, max bool) int {
 		if mv == seed {
 			return 0 // nothing beats the seed: x[0] is kept
 		}
-		for k, v := range x {
-			if v == mv {
-				return k
-			}
-		}
+		return firstEqual(x, mv)
 	}
 	for k, v := range x[m:] {
 		if better(v, bv) {
@@ -659,6 +655,30 @@ func argRow[T float](x []T, max bool) int {
 		}
 	}
 	return bi
+}
+
+// firstEqual is the index of x's first element equal to v, which x holds.
+// For a float32 v other than zero, equal is the same bits: eight elements
+// at a time, the smallest of their bits XOR v's is zero on a hit (Go's
+// WASM makes min of integers selects; a branch per element went through
+// its block dispatch).
+func firstEqual[T float](x []T, v T) int {
+	k := 0
+	if is32[T]() && v != 0 {
+		xb, t := as[uint32](x), math.Float32bits(float32(v))
+		for ; k+8 <= len(xb); k += 8 {
+			e := xb[k : k+8 : k+8]
+			if min(e[0]^t, e[1]^t, e[2]^t, e[3]^t, e[4]^t, e[5]^t, e[6]^t, e[7]^t) == 0 {
+				break
+			}
+		}
+	}
+	for ; k < len(x); k++ {
+		if x[k] == v {
+			return k
+		}
+	}
+	return len(x)
 }
 
 // ---- reduce to a broadcast-compatible shape ----
