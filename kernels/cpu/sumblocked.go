@@ -145,16 +145,20 @@ func blockSum[T float](blk []T, rnd func(T) T) T {
 // blockSumsGo is blockSumsF32's Go loop. A block's 32 lanes go eight at a
 // time, in locals, over the whole block (each lane still adds its elements
 // in order from +0; the 16 KiB block stays in the L1 cache between the
-// four passes): sumLanesGo's read-add-store of acc[l] through memory is
-// what WASM, which has no vectors, ran at 1.5 ns an element.
+// four passes), four of each lane's elements an iteration. In Go's WASM,
+// which has no vectors, sumLanesGo's read-add-store of acc[l] through
+// memory ran sum_all_blocked of 64 Mi f32 in 107.6-112.5 ms under node;
+// eight lanes in locals, one element each an iteration, 40.1-41.0 (every
+// iteration goes through the function's block dispatch there); four an
+// iteration 31.3-33.1 (eight 30.7-31.0; sixteen locals were slower).
 func blockSumsGo(x []float32, sums []float32) {
 	var s [lanes]float32
 	for b := range sums {
 		blk := x[b*blockLen : (b+1)*blockLen]
 		for q := 0; q < lanes; q += 8 {
 			var a0, a1, a2, a3, a4, a5, a6, a7 float32
-			for j := q; j < len(blk); j += lanes {
-				v := blk[j : j+8 : j+8]
+			for j := q; j < len(blk); j += 4 * lanes { // four of the lanes' elements an iteration
+				v := blk[j : j+3*lanes+8 : j+3*lanes+8]
 				a0 += v[0]
 				a1 += v[1]
 				a2 += v[2]
@@ -163,6 +167,30 @@ func blockSumsGo(x []float32, sums []float32) {
 				a5 += v[5]
 				a6 += v[6]
 				a7 += v[7]
+				a0 += v[1*lanes+0]
+				a1 += v[1*lanes+1]
+				a2 += v[1*lanes+2]
+				a3 += v[1*lanes+3]
+				a4 += v[1*lanes+4]
+				a5 += v[1*lanes+5]
+				a6 += v[1*lanes+6]
+				a7 += v[1*lanes+7]
+				a0 += v[2*lanes+0]
+				a1 += v[2*lanes+1]
+				a2 += v[2*lanes+2]
+				a3 += v[2*lanes+3]
+				a4 += v[2*lanes+4]
+				a5 += v[2*lanes+5]
+				a6 += v[2*lanes+6]
+				a7 += v[2*lanes+7]
+				a0 += v[3*lanes+0]
+				a1 += v[3*lanes+1]
+				a2 += v[3*lanes+2]
+				a3 += v[3*lanes+3]
+				a4 += v[3*lanes+4]
+				a5 += v[3*lanes+5]
+				a6 += v[3*lanes+6]
+				a7 += v[3*lanes+7]
 			}
 			s[q], s[q+1], s[q+2], s[q+3], s[q+4], s[q+5], s[q+6], s[q+7] = a0, a1, a2, a3, a4, a5, a6, a7
 		}
