@@ -204,7 +204,23 @@ func foldAll[T float](k foldKind, x []T, rnd func(T) T) T {
 	acc := identity[T](k)
 	switch {
 	case k == foldSum && rnd == nil:
-		for _, v := range x {
+		// Eight adds an iteration, in order: the chain is bound by the
+		// add's latency, but in Go's WASM an iteration also goes through
+		// the function's block dispatch; sum_all of 64 Mi f32 under node
+		// took 38.8-76.8 ms one add an iteration, 38.5-39.4 eight.
+		i := 0
+		for ; i+8 <= len(x); i += 8 {
+			v := x[i : i+8 : i+8]
+			acc += v[0]
+			acc += v[1]
+			acc += v[2]
+			acc += v[3]
+			acc += v[4]
+			acc += v[5]
+			acc += v[6]
+			acc += v[7]
+		}
+		for _, v := range x[i:] {
 			acc += v
 		}
 	case k == foldSum:
