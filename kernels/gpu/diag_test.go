@@ -193,6 +193,17 @@ func TestDiag(t *testing.T) {
 					streamPieces = saved
 				}
 			}
+		case plan == "sel":
+			// index_select's rows kernel with its divisions folded or not
+			// (the same bits), interleaved over three rounds.
+			for round := 1; round <= 3; round++ {
+				for _, consts := range []bool{false, true} {
+					saved := selectConsts
+					selectConsts = consts
+					runCase(fmt.Sprintf("consts=%v", consts), cases[9], *diagReps)
+					selectConsts = saved
+				}
+			}
 		case plan == "rb":
 			// sum_all's bulk level at RB = 1..16 rounds of CH elements per
 			// workgroup (the contract fixes 8), interleaved over two rounds.

@@ -426,3 +426,35 @@ func TestThreadsOverTreesChoices(t *testing.T) {
 		t.Errorf("bad index: gpu %v, cpu %v", err, werr)
 	}
 }
+
+// index_rows.wgsl with its divisions folded (R's shift, one outer slice)
+// and without gives the CPU's bits, and reports a bad index as it does:
+// R a power of two or not, along dim 0 and dim 1 (several outer slices).
+func TestSelectRowsConsts(t *testing.T) {
+	d := device(t)
+	r := rand.New(rand.NewSource(31))
+	defer func(v bool) { selectConsts = v }(selectConsts)
+	for _, tc := range []struct {
+		shape []int
+		dim   int
+	}{{[]int{300, 16}, 0}, {[]int{300, 12}, 0}, {[]int{5, 40, 8}, 1}, {[]int{6, 30, 12}, 1}, {[]int{4, 9, 64}, 1}} {
+		data := randFloat(r, tensor.F32, tc.shape, 4)
+		ids := randIdx(r, []int{77}, tc.shape[tc.dim])
+		bad := ids.Clone()
+		bad.U32()[40] = uint32(tc.shape[tc.dim])
+		want, _ := cpu.IndexSelect(data, ids, tc.dim)
+		_, ce := cpu.IndexSelect(data, bad, tc.dim)
+		for _, consts := range []bool{false, true} {
+			selectConsts = consts
+			name := fmt.Sprintf("index_select %v dim %d consts %v", tc.shape, tc.dim, consts)
+			got, err := d.IndexSelect(data, ids, tc.dim)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			sameBits(t, name, got, want)
+			if _, ge := d.IndexSelect(data, bad, tc.dim); ge == nil || ce == nil || ge.Error() != ce.Error() {
+				t.Errorf("%s, bad index: gpu %v, cpu %v", name, ge, ce)
+			}
+		}
+	}
+}

@@ -7,7 +7,7 @@
 // u = t % R; the slice is (outer o, position k) = (r / m, r % m) and copies
 // data slice (o, idx[k]). An index >= D is never used: its position k goes
 // to err[0] (atomicMin: the first bad one, as the CPU reports it).
-// P: [n_units, R, m, D]
+// P: [n_units, R, m, D]; RSH and ONE (Go-prepended): see main.
 
 @group(0) @binding(0) var<storage, read> P: array<u32>;
 @group(0) @binding(1) var<storage, read> idx: array<u32>;
@@ -27,8 +27,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>,
     for (var i = 0u; i < UPT; i = i + 1u) {
         let t = t0 + i * W;
         if (t < P[0]) {
-            let r = t / R;
-            let o = r / P[2];
+            // RSH = log2 R when R is a power of two, ONE = 1 when there is
+            // one outer slice (dim 0): Go-prepended, so the divisions fold.
+            var r = 0u;
+            if (RSH < 32u) { r = t >> RSH; } else { r = t / R; }
+            var o = 0u;
+            if (ONE == 0u) { o = r / P[2]; }
             let k = r - o * P[2];
             let x = idx[k];
             if (x >= P[3]) {
