@@ -195,13 +195,20 @@ func TestDiag(t *testing.T) {
 			}
 		case plan == "sel":
 			// index_select's rows kernel with its divisions folded or not
-			// (the same bits), interleaved over three rounds.
+			// (the same bits), and at other units per thread, interleaved
+			// over three rounds.
 			for round := 1; round <= 3; round++ {
 				for _, consts := range []bool{false, true} {
 					saved := selectConsts
 					selectConsts = consts
 					runCase(fmt.Sprintf("consts=%v", consts), cases[9], *diagReps)
 					selectConsts = saved
+				}
+				for _, upt := range []int{2, 4, 16} { // selectUnits (8 above)
+					saved := selectUnits
+					selectUnits = upt
+					runCase(fmt.Sprintf("upt%d", upt), cases[9], *diagReps)
+					selectUnits = saved
 				}
 			}
 		case plan == "rb":

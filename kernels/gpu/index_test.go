@@ -306,7 +306,7 @@ func TestMoverTuningVariants(t *testing.T) {
 	gi := randIdx(r, []int{70, 1030}, 64)
 	bad := randIdx(r, []int{70, 1030}, 64)
 	bad.U32()[5000], bad.U32()[4000] = 64, 99
-	for _, v := range []int{1, 3, 4} {
+	for _, v := range []int{1, 3, 4, 8} {
 		selectUnits, gatherBatch = v, v
 		want, _ := cpu.IndexSelect(table, ids, 0)
 		got, err := d.IndexSelect(table, ids, 0)
