@@ -24,13 +24,14 @@ func TestScriptingAPIBadInput(t *testing.T) {
 		"input not a string": `fkc.run({op: "sum", backend: "cpu", flags: [], inputs: {x: 42}})`,
 		"bad padding":        `fkc.run({op: "pad", backend: "cpu", flags: ["--mode", "reflect", "--padding", "x:y"], inputs: {x: "AAAA"}})`,
 		// issue 9 row 13: a flag the user gave is never ignored
-		"dtype f32":            `fkc.run({op: "sum", backend: "cpu", flags: ["--dtype=f32"], inputs: {}})`,
-		"dim leftovers":        `fkc.run({op: "sum", backend: "cpu", flags: ["--dim", "1abc"], inputs: {}})`,
-		"bench reps":           `fkc.bench({op: "sum", backend: "cpu", flags: [], inputs: {x: {shape: [4], dtype: "F32", fill: 1}}, reps: -1})`,
-		"bench fill":           `fkc.bench({op: "sum", backend: "cpu", flags: [], inputs: {x: {shape: [4], dtype: "F32", fill: "lots"}}})`,
-		"bench size":           `fkc.bench({op: "sum", backend: "cpu", flags: [], inputs: {x: {shape: [1000000000], dtype: "F32", fill: 1}}})`,
-		"bench kernel":         `fkc.bench({op: "sum", kernel: "no-such/kernel", backend: "cpu", flags: [], inputs: {x: {shape: [4], dtype: "F32", fill: 1}}})`,
-		"bench kernel backend": `fkc.bench({op: "sum", kernel: "fkc-cpu-kernels/sum_all_blocked", backend: "webgpu", flags: [], inputs: {x: {shape: [4], dtype: "F32", fill: 1}}})`,
+		"dtype f32":               `fkc.run({op: "sum", backend: "cpu", flags: ["--dtype=f32"], inputs: {}})`,
+		"dim leftovers":           `fkc.run({op: "sum", backend: "cpu", flags: ["--dim", "1abc"], inputs: {}})`,
+		"bench reps":              `fkc.bench({op: "sum", backend: "cpu", flags: [], inputs: {x: {shape: [4], dtype: "F32", fill: 1}}, reps: -1})`,
+		"bench fill":              `fkc.bench({op: "sum", backend: "cpu", flags: [], inputs: {x: {shape: [4], dtype: "F32", fill: "lots"}}})`,
+		"bench size":              `fkc.bench({op: "sum", backend: "cpu", flags: [], inputs: {x: {shape: [1000000000], dtype: "F32", fill: 1}}})`,
+		"bench kernel":            `fkc.bench({op: "sum", kernel: "no-such/kernel", backend: "cpu", flags: [], inputs: {x: {shape: [4], dtype: "F32", fill: 1}}})`,
+		"bench kernel backend":    `fkc.bench({op: "sum", kernel: "fkc-cpu-kernels/sum_all_blocked", backend: "webgpu", flags: [], inputs: {x: {shape: [4], dtype: "F32", fill: 1}}})`,
+		"bench gpu kernel on cpu": `fkc.bench({op: "pad", kernel: "fuel-vulkan-kernels/pad_reflect_b4", backend: "cpu", flags: ["--mode", "reflect", "--padding", "1:1"], inputs: {x: {shape: [4], dtype: "F32", fill: 1}}})`,
 	}
 	for name, call := range cases {
 		got := eval[string](t, ctx, `(async () => { try { await `+call+`; return "resolved"; } catch (e) { return (e instanceof Error ? "Error:" : "non-Error:") + e.message; } })()`)

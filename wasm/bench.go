@@ -51,6 +51,11 @@ func scriptBench(reqJSON string) (any, error) {
 	if err != nil {
 		return nil, surfaceError(err)
 	}
+	if ref, ok := app.eng.FindKernel(req.Kernel); req.Kernel != "" && ok && ref.Kernel.Backend != backend.Contract() {
+		// in the page's words (the engine's would say --backend vulkan)
+		want := map[string]string{"Cpu": "cpu", "Vulkan": "webgpu"}[ref.Kernel.Backend]
+		return nil, surfaceError(kernels.Usagef("bench: kernel %s is a %s kernel; ask for backend %q", req.Kernel, ref.Kernel.Backend, want))
+	}
 	call, err := ops.Parse(req.Op, req.Flags)
 	if err != nil {
 		return nil, surfaceError(err)
