@@ -629,41 +629,47 @@ func argRow[T float](x []T, max bool) int {
 	if x[0] != x[0] {
 		return 0
 	}
-	better := func(v, b T) bool { return (max && v > b) || (!max && v < b) }
 	seed := identity[T](foldMin)
 	if max {
 		seed = identity[T](foldMax)
 	}
-	bv, bi := seed, 0
-	m := 0
-	if is32[T]() && useAVX2 { // without the vectors, the scan below is faster
-		xs := as[float32](x)
-		m = len(x) &^ (lanes - 1)
-		var best [lanes]float32
-		var blk [lanes]int32
-		for l := range best {
-			best[l] = float32(seed)
-		}
-		argLanesF32(xs[:m], &best, &blk, max)
-		for l, v := range best {
-			i := int(blk[l])*lanes + l
-			if better(T(v), bv) || (T(v) == bv && better(T(v), seed) && i < bi) {
-				bv, bi = T(v), i
-			}
-		}
+	if argLanesOn && is32[T]() && useAVX2 {
+		return argRowLanes(x, max, seed)
 	}
-	if m == 0 {
-		// Without the vectors (WASM, other machines): the extremum by
-		// extremeGo's four accumulators, then the first element equal to
-		// it (a zero equals either zero, and the first zero is the
-		// oracle's). Faster than one scan carrying an index: 18 ms against
-		// 44 for argmax of [4096, 4096] in Go's WASM under node. mv is an
-		// element of x or the seed, so this returns.
-		mv := extremeGo(x, max)
-		if mv == seed {
-			return 0 // nothing beats the seed: x[0] is kept
+	// The extremum (extremeRow: the vectors where there are some), then
+	// the first element equal to it (a zero equals either zero, and the
+	// first zero is the oracle's). mv is an element of x or the seed, so
+	// this returns. Faster than one scan carrying an index: 18 ms against
+	// 44 for argmax of [4096, 4096] in Go's WASM under node; natively the
+	// second pass reads the row from the cache.
+	mv := extremeRow(x, max)
+	if mv == seed {
+		return 0 // nothing beats the seed: x[0] is kept
+	}
+	return firstEqual(x, mv)
+}
+
+// argLanesOn: argRow takes argLanesF32 (one pass carrying each lane's
+// index) rather than the extremum and then the scan.
+var argLanesOn = false
+
+// argRowLanes is argRow through argLanesF32 (float32, len >= 1).
+func argRowLanes[T float](x []T, max bool, seed T) int {
+	better := func(v, b T) bool { return (max && v > b) || (!max && v < b) }
+	bv, bi := seed, 0
+	xs := as[float32](x)
+	m := len(x) &^ (lanes - 1)
+	var best [lanes]float32
+	var blk [lanes]int32
+	for l := range best {
+		best[l] = float32(seed)
+	}
+	argLanesF32(xs[:m], &best, &blk, max)
+	for l, v := range best {
+		i := int(blk[l])*lanes + l
+		if better(T(v), bv) || (T(v) == bv && better(T(v), seed) && i < bi) {
+			bv, bi = T(v), i
 		}
-		return firstEqual(x, mv)
 	}
 	for k, v := range x[m:] {
 		if better(v, bv) {
@@ -674,23 +680,14 @@ func argRow[T float](x []T, max bool) int {
 }
 
 // firstEqual is the index of x's first element equal to v, which x holds.
-// For a float32 v other than zero, equal is the same bits: eight elements
-// at a time, the smallest of their bits XOR v's is zero on a hit (Go's
-// WASM makes min of integers selects; a branch per element went through
-// its block dispatch).
+// For a float32 v other than zero, equal is the same bits (firstEqualBits:
+// AVX2 compares, or firstEqualBitsGo); a zero equals either zero.
 func firstEqual[T float](x []T, v T) int {
-	k := 0
 	if is32[T]() && v != 0 {
-		xb, t := as[uint32](x), math.Float32bits(float32(v))
-		for ; k+8 <= len(xb); k += 8 {
-			e := xb[k : k+8 : k+8]
-			if min(e[0]^t, e[1]^t, e[2]^t, e[3]^t, e[4]^t, e[5]^t, e[6]^t, e[7]^t) == 0 {
-				break
-			}
-		}
+		return firstEqualBits(as[float32](x), math.Float32bits(float32(v)))
 	}
-	for ; k < len(x); k++ {
-		if x[k] == v {
+	for k, e := range x {
+		if e == v {
 			return k
 		}
 	}

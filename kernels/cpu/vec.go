@@ -220,6 +220,26 @@ func extremeGo[T float](x []T, max bool) T {
 	return r
 }
 
+// firstEqualBitsGo is the index of x's first element equal to bits, or
+// len(x). Eight elements at a time, the smallest of their bits XOR bits is
+// zero on a hit: Go's WASM makes min of integers selects (a branch per
+// element went through its block dispatch).
+func firstEqualBitsGo(x []uint32, bits uint32) int {
+	k := 0
+	for ; k+8 <= len(x); k += 8 {
+		e := x[k : k+8 : k+8]
+		if min(e[0]^bits, e[1]^bits, e[2]^bits, e[3]^bits, e[4]^bits, e[5]^bits, e[6]^bits, e[7]^bits) == 0 {
+			break
+		}
+	}
+	for ; k < len(x); k++ {
+		if x[k] == bits {
+			return k
+		}
+	}
+	return len(x)
+}
+
 // argLanesF32Go: per lane, the strict winner and the block j it came from:
 // on x[32j+l] > best[l] (max) or < best[l] (!max), best[l] = x[32j+l] and
 // blk[l] = j.

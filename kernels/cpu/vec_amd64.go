@@ -73,6 +73,22 @@ func extremeF32(x []float32, max bool) float32 {
 }
 
 //go:noescape
+func firstEqualF32AVX2(x []float32, bits uint32) int
+
+// firstEqualBits is the index of x's first element whose bits are bits,
+// or len(x).
+func firstEqualBits(x []float32, bits uint32) int {
+	k := 0
+	if useAVX2 {
+		k = firstEqualF32AVX2(x, bits)
+		if k < len(x)&^31 {
+			return k
+		}
+	}
+	return k + firstEqualBitsGo(as[uint32](x[k:]), bits)
+}
+
+//go:noescape
 func gatherU32AVX2(dst, row []uint32, idx []uint32) (maxIdx uint32)
 
 // gatherU32 is gatherRow for 4-byte elements: dst[c] = row[idx[c]], false

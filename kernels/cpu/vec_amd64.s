@@ -624,3 +624,55 @@ moveloop:
 movedone:
 	VZEROUPPER
 	RET
+
+// func firstEqualF32AVX2(x []float32, bits uint32) int
+// The index of x's first element whose bits are bits, among its first
+// len &^ 31 elements, or len &^ 31 when none is: 32 elements (four
+// 32-byte compares) an iteration.
+TEXT ·firstEqualF32AVX2(SB), NOSPLIT, $0-40
+	MOVQ x_base+0(FP), SI
+	MOVQ x_len+8(FP), CX
+	MOVL bits+24(FP), AX
+	MOVL AX, X0
+	VPBROADCASTD X0, Y0
+	XORQ DX, DX
+	SHRQ $5, CX
+	JZ feqnone
+feqloop:
+	VPCMPEQD (SI), Y0, Y1
+	VPCMPEQD 32(SI), Y0, Y2
+	VPCMPEQD 64(SI), Y0, Y3
+	VPCMPEQD 96(SI), Y0, Y4
+	VPOR Y1, Y2, Y5
+	VPOR Y3, Y4, Y6
+	VPOR Y5, Y6, Y5
+	VPTEST Y5, Y5
+	JNZ feqfound
+	ADDQ $128, SI
+	ADDQ $32, DX
+	DECQ CX
+	JNZ feqloop
+feqnone:
+	MOVQ DX, ret+32(FP)
+	VZEROUPPER
+	RET
+feqfound:
+	VMOVMSKPS Y1, AX
+	TESTL AX, AX
+	JNZ feqat
+	ADDQ $8, DX
+	VMOVMSKPS Y2, AX
+	TESTL AX, AX
+	JNZ feqat
+	ADDQ $8, DX
+	VMOVMSKPS Y3, AX
+	TESTL AX, AX
+	JNZ feqat
+	ADDQ $8, DX
+	VMOVMSKPS Y4, AX
+feqat:
+	BSFL AX, AX
+	ADDQ AX, DX
+	MOVQ DX, ret+32(FP)
+	VZEROUPPER
+	RET

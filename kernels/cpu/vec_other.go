@@ -33,3 +33,5 @@ func gatherU32(dst, row []uint32, idx []uint32) bool { return gatherRow(dst, row
 func extremeF32(x []float32, max bool) float32 { return extremeGo(x, max) }
 
 func moveBytes(dst, src []byte) { copy(dst, src) }
+
+func firstEqualBits(x []float32, bits uint32) int { return firstEqualBitsGo(as[uint32](x), bits) }

@@ -303,3 +303,38 @@ func TestMoveBytes(t *testing.T) {
 		}
 	}
 }
+
+// firstEqualBits (AVX2 where there is, else the Go loop) finds the first
+// of several equal elements at every position and length, and len(x) when
+// none is equal.
+func TestFirstEqualBits(t *testing.T) {
+	rng := rand.New(rand.NewSource(17))
+	for n := 0; n < 300; n++ {
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = float32(rng.Intn(1000)) + 0.5
+		}
+		if got := firstEqualBits(x, math.Float32bits(-1)); got != n {
+			t.Fatalf("n %d, no hit: %d", n, got)
+		}
+		for trial := 0; trial < 4 && n > 0; trial++ {
+			at := rng.Intn(n)
+			for i := range x {
+				if x[i] == -1 {
+					x[i] = 7.5
+				}
+			}
+			x[at] = -1
+			if at+1 < n {
+				x[at+1+rng.Intn(n-at-1)] = -1 // a later hit never wins
+			}
+			want := at
+			if got := firstEqualBits(x, math.Float32bits(-1)); got != want {
+				t.Fatalf("n %d, first hit at %d: got %d", n, want, got)
+			}
+			if got := firstEqualBitsGo(as[uint32](x), math.Float32bits(-1)); got != want {
+				t.Fatalf("Go loop, n %d, first hit at %d: got %d", n, want, got)
+			}
+		}
+	}
+}
