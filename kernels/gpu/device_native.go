@@ -438,7 +438,7 @@ func (j *job) fill(what string, size uint64, usage wgpu.BufferUsage, zero bool, 
 	// fills the next.
 	var rest []region
 	for _, r := range staged {
-		if len(r.data) >= streamMin && pieces(len(r.data)) > 1 {
+		if j.pieces(len(r.data)) > 1 {
 			if err := j.stream(b, r); err != nil {
 				return nil, err
 			}
@@ -487,13 +487,40 @@ var (
 	streamPieces = 0
 )
 
-// pieces is how many pieces a streamed region of n bytes goes in.
-func pieces(n int) int {
-	if streamPieces > 0 {
+// pieces is how many pieces a region of n bytes is uploaded in (1: not
+// streamed). The one large input of a call marked soleInput (a reduction's
+// x) goes in at least two from soleMin bytes.
+func (j *job) pieces(n int) int {
+	switch {
+	case n >= streamMin && streamPieces > 0:
 		return streamPieces
+	case n >= streamMin:
+		p := min(4, max(1, (n+streamPiece/2)/streamPiece))
+		if j.soleInput && soleStream {
+			p = max(p, 2)
+		}
+		return p
+	case j.soleInput && soleStream && n >= soleMin:
+		return 2
 	}
-	return min(4, max(1, (n+streamPiece/2)/streamPiece))
+	return 1
 }
+
+// soleStream: a reduction's x, its call's only large input, streams in
+// two pieces from soleMin bytes, where other calls' inputs go whole below
+// 72 MB (a tuning variable; false measures the whole upload). H200, sum /
+// max / argmax along dim 1 of f32[4096,4096] (64 MB), three interleaved
+// rounds in one call, whole -> two pieces: wall 3.71-4.08 / 3.43-4.08 /
+// 3.44-3.79 -> 2.95-3.61 / 2.75-3.08 / 2.78-3.07 ms, device end to end
+// 2.28-2.33 -> 2.04-2.46, and kernel-only 34.0-34.3 / 36.6-36.9 /
+// 37.2-37.6 -> 29.4-30.7 / 32.3-33.2 / 33.3-33.7 us (the second piece's
+// bytes are still in the L2 cache when the kernel reads them). The 25 MB
+// inputs of the pads and pad_backward lost wall time in two pieces (pad
+// constant 4.77-6.04 -> 5.73-6.45 ms), so they go whole.
+var (
+	soleStream = true
+	soleMin    = 32 << 20
+)
 
 // stream uploads r into b piece by piece (see streamMin), queued before
 // the call's own command buffer. The device clock of the call
@@ -501,7 +528,7 @@ func pieces(n int) int {
 func (j *job) stream(b *buffer, r region) error {
 	d := j.d
 	n := len(r.data)
-	piece := (n/pieces(n) + 15) &^ 15
+	piece := (n/j.pieces(n) + 15) &^ 15
 	// Every piece's staging buffer is mapped in one round trip, before the
 	// first submit (on the H200, sum_all's 4 pieces: wall 10.4 ms against
 	// 11.8 mapping each in turn, one call each; 2 pieces of 64 MB: no

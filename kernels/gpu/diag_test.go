@@ -211,6 +211,20 @@ func TestDiag(t *testing.T) {
 					selectUnits = saved
 				}
 			}
+		case plan == "sole":
+			// A reduction's sole 64 MB input uploaded whole or in two
+			// streamed pieces (wall time), interleaved over three rounds;
+			// the pads, not marked sole, go whole either way (a control).
+			for round := 1; round <= 3; round++ {
+				for _, sole := range []bool{false, true} {
+					saved := soleStream
+					soleStream = sole
+					for _, i := range []int{0, 3, 6, 7, 8} { // pad constant, pad_backward, sum / max / argmax dim
+						runCase(fmt.Sprintf("sole=%v", sole), cases[i], *diagReps)
+					}
+					soleStream = saved
+				}
+			}
 		case plan == "rb":
 			// sum_all's bulk level at RB = 1..16 rounds of CH elements per
 			// workgroup (the contract fixes 8), interleaved over two rounds.

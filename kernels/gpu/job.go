@@ -31,6 +31,9 @@ type job struct {
 	// submitted: when the call's first work reached the queue (an upload
 	// streamed ahead of its passes), or zero.
 	submitted time.Time
+	// soleInput: the call has one large input (a reduction's x), which may
+	// stream in pieces at a smaller size (device_native.go).
+	soleInput bool
 }
 
 // pass is one recorded compute dispatch, encoded by run().
@@ -184,6 +187,12 @@ func (j *job) filled(what string, size uint64, usage wgpu.BufferUsage, zero bool
 // input uploads read-only data (zero-padded to whole words).
 func (j *job) input(what string, data []byte) *buffer {
 	return j.filled(what, inBytes(len(data)), wgpu.BufferUsageStorage|wgpu.BufferUsageCopyDst, false, region{0, data})
+}
+
+// sole uploads a call's only large input (input, marked soleInput).
+func (j *job) sole(what string, data []byte) *buffer {
+	j.soleInput = true
+	return j.input(what, data)
 }
 
 // words uploads u32 parameters.

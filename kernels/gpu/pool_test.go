@@ -106,6 +106,27 @@ func TestStreamedUploads(t *testing.T) {
 	}
 	want, _ := cpu.IndexSelect(table, ids, 0)
 	sameBits(t, "index_select vs cpu", g0, want)
+	// A reduction's sole input streams in two pieces from soleMin bytes
+	// (below streamMin); the results are the whole upload's.
+	defer func(s bool, m int) { soleStream, soleMin = s, m }(soleStream, soleMin)
+	streamPieces, streamMin, soleMin = 0, 64<<20, 1<<20
+	m := randFloat(r, tensor.F32, []int{300, 1000}, 1) // 1.2 MB: rows
+	var whole *tensor.Tensor
+	for _, sole := range []bool{false, true} {
+		soleStream = sole
+		s1, _ := run()
+		sameBits(t, fmt.Sprintf("sum_all, sole stream %v", sole), s1, s0)
+		got, err := d.ArgMaxDim(m, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if whole == nil {
+			whole = got
+			want, _ := cpu.ArgMaxDim(m, 1)
+			sameBits(t, "argmax_dim, whole upload, vs cpu", got, want)
+		}
+		sameBits(t, fmt.Sprintf("argmax_dim, sole stream %v", sole), got, whole)
+	}
 }
 
 // The pool keeps what a process uses now: once it is full, a buffer of a

@@ -391,7 +391,7 @@ func (d *Device) reduce(r *reduction) (*tensor.Tensor, error) {
 		j := d.begin(r.op)
 		r.specials(j)
 		params := j.words("params", r.params(K, 1, true))
-		x := j.input("x", r.x.Data)
+		x := j.sole("x", r.x.Data)
 		dst := j.outputTensor("out", out)
 		j.dispatch(p, groups, r.bind(params, x, x, j.scratch("unused", 4), dst.buf)...)
 		if err := j.run(); err != nil {
@@ -420,7 +420,7 @@ func (d *Device) reduce(r *reduction) (*tensor.Tensor, error) {
 	}
 	j := d.begin(r.op)
 	r.specials(j)
-	x := j.input("x", r.x.Data)
+	x := j.sole("x", r.x.Data)
 	dst := j.outputTensor("out", out)
 	if last {
 		// One dispatch: the bulk level, whose last workgroup folds the
