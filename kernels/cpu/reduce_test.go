@@ -418,17 +418,8 @@ func TestReduceErrors(t *testing.T) {
 
 // The row folds behind max_dim and argmax_dim on a contiguous axis equal
 // the oracle's scans on rows made of the values that decide ties: signed
-// zeros, NaN (first or later), -inf and repeats, at every length to 100;
-// argmax both by the extremum and a scan and by argLanesF32.
+// zeros, NaN (first or later), -inf and repeats, at every length to 100.
 func TestRowFoldsMatchOracle(t *testing.T) {
-	defer func(v bool) { argLanesOn = v }(argLanesOn)
-	for _, lanes := range []bool{false, true} {
-		argLanesOn = lanes
-		t.Run(fmt.Sprintf("argLanes=%v", lanes), testRowFoldsMatchOracle)
-	}
-}
-
-func testRowFoldsMatchOracle(t *testing.T) {
 	rng := rand.New(rand.NewSource(9))
 	alphabet := []float64{-1, negZero, 0, math.NaN(), math.Inf(-1), math.Inf(1), 2, -2}
 	for iter := 0; iter < 4000; iter++ {

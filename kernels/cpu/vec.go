@@ -240,19 +240,6 @@ func firstEqualBitsGo(x []uint32, bits uint32) int {
 	return len(x)
 }
 
-// argLanesF32Go: per lane, the strict winner and the block j it came from:
-// on x[32j+l] > best[l] (max) or < best[l] (!max), best[l] = x[32j+l] and
-// blk[l] = j.
-func argLanesF32Go(x []float32, best *[lanes]float32, blk *[lanes]int32, max bool) {
-	for j := 0; j+lanes <= len(x); j += lanes {
-		for l, v := range x[j : j+lanes] {
-			if (max && v > best[l]) || (!max && v < best[l]) {
-				best[l], blk[l] = v, int32(j/lanes)
-			}
-		}
-	}
-}
-
 // sumRows8F32Go: acc[r] += x[r*stride+j] for j = 0..cols-1 in order, for
 // the 8 rows r = 0..7; cols % 8 == 0. The rows advance together, eight
 // independent add chains in locals (one row at a time is one chain, bound

@@ -37,9 +37,6 @@ func extremeLanesF32AVX2(x []float32, acc *[lanes]float32, max bool)
 func extremeLanesF64AVX2(x []float64, acc *[lanes]float64, max bool)
 
 //go:noescape
-func argLanesF32AVX2(x []float32, best *[lanes]float32, blk *[lanes]int32, max bool)
-
-//go:noescape
 func sumRows8F32AVX2(x []float32, stride, cols int, acc *[8]float32)
 
 //go:noescape
@@ -173,14 +170,6 @@ func extremeLanesF64(x []float64, acc *[lanes]float64, max bool) {
 		return
 	}
 	extremeLanesGo(x, acc, max)
-}
-
-func argLanesF32(x []float32, best *[lanes]float32, blk *[lanes]int32, max bool) {
-	if useAVX2 {
-		argLanesF32AVX2(x, best, blk, max)
-		return
-	}
-	argLanesF32Go(x, best, blk, max)
 }
 
 // sumRows8F32 is sumRows8F32Go: rows 0..7 of x (stride apart), each added

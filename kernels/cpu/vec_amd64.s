@@ -212,64 +212,6 @@ ext64done:
 	VZEROUPPER
 	RET
 
-// ARG8(off, best, blk, OP, PRED): one vector of 8 lanes. The compare
-// (PRED: 0x1e GT_OQ for max, 0x11 LT_OQ for min; false on NaN) picks the
-// lanes that win strictly; they take the value (OP, same rule) and the
-// current block number (Y15).
-#define ARG8(off, best, blk, OP, PRED) \
-	VMOVUPS off(SI), Y8; \
-	VCMPPS PRED, best, Y8, Y12; \
-	OP best, Y8, best; \
-	VBLENDVPS Y12, Y15, blk, blk
-
-// func argLanesF32AVX2(x []float32, best *[32]float32, blk *[32]int32, max bool)
-TEXT ·argLanesF32AVX2(SB), NOSPLIT, $0-41
-	MOVQ x_base+0(FP), SI
-	MOVQ x_len+8(FP), CX
-	MOVQ best+24(FP), DI
-	MOVQ blk+32(FP), DX
-	MOVBLZX max+40(FP), AX
-	LOADACC32
-	VMOVDQU (DX), Y4
-	VMOVDQU 32(DX), Y5
-	VMOVDQU 64(DX), Y6
-	VMOVDQU 96(DX), Y7
-	VPXOR Y15, Y15, Y15 // block counter
-	MOVL $1, BX
-	MOVL BX, X14
-	VPBROADCASTD X14, Y14
-	SHRQ $5, CX
-	JZ argdone
-	TESTQ AX, AX
-	JZ argminloop
-argmaxloop:
-	ARG8(0, Y0, Y4, VMAXPS, $0x1e)
-	ARG8(32, Y1, Y5, VMAXPS, $0x1e)
-	ARG8(64, Y2, Y6, VMAXPS, $0x1e)
-	ARG8(96, Y3, Y7, VMAXPS, $0x1e)
-	VPADDD Y14, Y15, Y15
-	ADDQ $128, SI
-	DECQ CX
-	JNZ argmaxloop
-	JMP argdone
-argminloop:
-	ARG8(0, Y0, Y4, VMINPS, $0x11)
-	ARG8(32, Y1, Y5, VMINPS, $0x11)
-	ARG8(64, Y2, Y6, VMINPS, $0x11)
-	ARG8(96, Y3, Y7, VMINPS, $0x11)
-	VPADDD Y14, Y15, Y15
-	ADDQ $128, SI
-	DECQ CX
-	JNZ argminloop
-argdone:
-	STOREACC32
-	VMOVDQU Y4, (DX)
-	VMOVDQU Y5, 32(DX)
-	VMOVDQU Y6, 64(DX)
-	VMOVDQU Y7, 96(DX)
-	VZEROUPPER
-	RET
-
 // TRANSPOSE8 turns rows Y0..Y7 (8 floats each) into columns and adds them
 // to ACC in column order 0..7, so each lane r of ACC adds row r's
 // elements left to right. Clobbers Y0..Y11.

@@ -13,10 +13,6 @@ func sumLanesF64(x []float64, acc *[lanes]float64) { sumLanesGo(x, acc) }
 func extremeLanesF32(x []float32, acc *[lanes]float32, max bool) { extremeLanesGo(x, acc, max) }
 func extremeLanesF64(x []float64, acc *[lanes]float64, max bool) { extremeLanesGo(x, acc, max) }
 
-func argLanesF32(x []float32, best *[lanes]float32, blk *[lanes]int32, max bool) {
-	argLanesF32Go(x, best, blk, max)
-}
-
 func sumRows8F32(x []float32, stride, cols int, acc *[8]float32) { sumRows8F32Go(x, stride, cols, acc) }
 
 func addF32(dst, src []float32)              { addGo(dst, src) }

@@ -126,22 +126,6 @@ func TestLanePrimitives(t *testing.T) {
 					t.Fatalf("%s n %d off %d: lane %d %v, Go loop %v", c.name, n, off, i, a[i], b[i])
 				}
 			}
-			for _, max := range []bool{true, false} {
-				inf := float32(math.Inf(-1))
-				if !max {
-					inf = -inf
-				}
-				b1, b2 := seed32(inf), seed32(inf)
-				var k1, k2 [lanes]int32
-				for i := range k1 {
-					k1[i], k2[i] = -7, -7
-				}
-				argLanesF32(x32, b1, &k1, max)
-				argLanesF32Go(x32, b2, &k2, max)
-				if i := sameBits(b1[:], b2[:]); i >= 0 || k1 != k2 {
-					t.Fatalf("argLanesF32 max=%v n %d off %d: %v %v vs Go %v %v", max, n, off, b1, k1, b2, k2)
-				}
-			}
 		}
 	}
 }
