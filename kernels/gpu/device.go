@@ -209,12 +209,15 @@ func (d *Device) softwareAdapter() bool { return strings.EqualFold(d.info.Adapte
 // a few host cores — the browser's SwiftShader — where workgroup memory and
 // barriers buy nothing and cost their emulation: there a row is folded by
 // one thread (`seq`) rather than by a workgroup tree (`rows`), gather reads
-// data per element rather than staging rows (`gather_rows`), and
-// scatter_add along the last axis goes one thread per row
-// (`scatter_add_seq`) rather than by bidding rounds (`scatter_add_rows`).
-// In headless Chromium, with upload and readback, along dim 1 of
-// [4096, 4096]: sum / max / argmax 1808 / 2725 / 1950 ms ->
-// 678 / 891 / 943; gather 10956 -> 2974; scatter_add 27683 -> 6757.
+// data per element rather than staging rows (`gather_rows`), moverEPT
+// elements a thread, scatter_add along the last axis goes one thread per
+// row (`scatter_add_seq`) rather than by bidding rounds
+// (`scatter_add_rows`), and a long sum's first level computes each
+// workgroup tree in one invocation (`bulk_seq`). In headless Chromium,
+// with upload and readback, along dim 1 of [4096, 4096]: sum / max /
+// argmax 1808 / 2725 / 1950 ms -> 678 / 891 / 943; gather 10956 -> 2974
+// (-> 490-660 at 32 elements a thread, pooled buffers); scatter_add 27683
+// -> 6757; sum_all of f32[64Mi] 1315-1734 -> 460 (pooled buffers).
 // lavapipe keeps the GPU choices, which its tests cover.
 func (d *Device) threadsOverTrees() bool {
 	return d.forceThreads || strings.EqualFold(d.info.Architecture, "swiftshader")

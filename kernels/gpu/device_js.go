@@ -93,6 +93,15 @@ func jsString(v js.Value) string {
 	return "<no message>"
 }
 
+// browserPoolMB is the browser's buffer pool budget (Device.poolCap). A
+// new buffer's memory is touched for the first time by its upload or its
+// readback; on a software adapter in a VM whose page faults are slow, a
+// fresh 25 MB readback buffer took 98–291 ms to map and read against 5–7
+// ms for a reused one (headless Chromium, SwiftShader). 512 MiB holds the
+// largest bench case's buffers (gather [4096,4096]: two inputs, an output
+// and its readback, 64 MiB each; sum_all's 256 MiB input).
+const browserPoolMB = 512
+
 // OpenBrowser requests a WebGPU adapter and device from navigator.gpu with
 // the adapter's own buffer limits. It blocks on JS promises: call it from a
 // goroutine. The page must expose the wasm instance as globalThis.wasm
@@ -123,7 +132,7 @@ func OpenBrowser() (*Device, error) {
 		return nil, fmt.Errorf("WebGPU requestDevice failed: %s", jsString(dv))
 	}
 	wd := wgpu.NewDevice(dv)
-	d := &Device{dev: &wd, MapTimeout: 2 * time.Minute, plat: platform{js: dv}}
+	d := &Device{dev: &wd, MapTimeout: 2 * time.Minute, plat: platform{js: dv}, poolCap: browserPoolMB << 20}
 	d.queue = d.dev.GetQueue()
 	// device.lost resolves once; record it so later calls fail cleanly.
 	var onLost js.Func
@@ -254,8 +263,8 @@ func (m jsMapped) copyInto(dst []byte, off int) {
 // in between detaches — WebGPU then sees an empty array ("Number of bytes
 // to write is too large"). __fkcWriteView makes the view inside its JS
 // call, after Go has made the call's arguments, and writeBuffer copies the
-// bytes before it returns, while no Go code runs. No pooling in the
-// browser (Device.poolCap is 0).
+// bytes before it returns, while no Go code runs. The plain buffer comes
+// from the pool (browserPoolMB) unless it must start zeroed.
 func (j *job) fill(what string, size uint64, usage wgpu.BufferUsage, zero bool, regions []region) (*buffer, error) {
 	label := j.op + ":" + what
 	kept := usage
@@ -268,10 +277,12 @@ func (j *job) fill(what string, size uint64, usage wgpu.BufferUsage, zero bool, 
 	var err error
 	switch {
 	case len(regions) == 0 || aligned && jsLayoutOK:
-		wb, err = j.d.dev.CreateBuffer(&wgpu.BufferDescriptor{Label: label, Size: size, Usage: usage})
-		if err == nil {
-			writeRegions(j.d.queue, wb, regions)
+		b := j.get(what, size, usage, zero)
+		if b == nil {
+			return nil, j.err
 		}
+		writeRegions(j.d.queue, b.b, regions)
+		return b, nil
 	case len(regions) == 1 && regions[0].offset == 0 && (uint64(len(regions[0].data))+3)&^3 == size:
 		wb, err = j.d.dev.CreateBufferInit(&wgpu.BufferInitDescriptor{Label: label, Contents: regions[0].data, Usage: usage})
 	default:

@@ -67,12 +67,20 @@ func (d *Device) prepIndex(c *indexCall, extra ...sized) (n, nIdx int, done bool
 // checkPipe is index.wgsl's bounds check (one thread per index); its
 // bindings are the movers': params, data, indices, out, error word.
 func (d *Device) checkPipe() (*pipe, error) {
-	return d.pipeline(kernelSpec{name: "index_check", file: "index.wgsl", entry: "check", defs: []wgsl.Def{{Name: "EB", Value: 4}, {Name: "GB", Value: 1}}, rw: moverRW})
+	return d.pipeline(kernelSpec{name: "index_check", file: "index.wgsl", entry: "check", defs: []wgsl.Def{{Name: "EB", Value: 4}, {Name: "GB", Value: 1}, {Name: "EPT", Value: 1}}, rw: moverRW})
 }
 
 // gatherBatch is gather_rows' GB: the words a thread moves per round, all
 // loads first (a tuning variable).
 var gatherBatch = 16
+
+// moverEPT is index.wgsl's EPT on a threadsOverTrees adapter: the elements
+// each thread of `gather` / `index_select` moves (a tuning variable).
+// gather along dim 1 of [4096,4096] in headless Chromium (SwiftShader),
+// with upload and readback, one build per value, min-max of 3 runs (ms):
+// 1: 2130-2540, 8: 567-595, 16: 610-671, 32: 490-518 and 611-659, 64:
+// 488-499.
+var moverEPT = 32
 
 var moverRW = []bool{false, false, false, true, true}
 
@@ -106,8 +114,12 @@ func (d *Device) runIndex(c *indexCall) (*tensor.Tensor, error) {
 	}
 	eb := c.data.DType.Size()
 	out := &tensor.Tensor{DType: c.data.DType, Shape: append([]int{}, c.outShape...)}
-	defs := []wgsl.Def{{Name: "EB", Value: uint32(eb)}, {Name: "GB", Value: uint32(gatherBatch)}}
-	name := fmt.Sprintf("index_b%d_gb%d", eb, gatherBatch)
+	ept := 1
+	if d.threadsOverTrees() {
+		ept = moverEPT
+	}
+	defs := []wgsl.Def{{Name: "EB", Value: uint32(eb)}, {Name: "GB", Value: uint32(gatherBatch)}, {Name: "EPT", Value: uint32(ept)}}
+	name := fmt.Sprintf("index_b%d_gb%d_ept%d", eb, gatherBatch, ept)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if I, _, _ := c.fast(); c.entry == "index_select" && n > 0 && I*eb%16 == 0 {
@@ -141,7 +153,7 @@ func (d *Device) runIndex(c *indexCall) (*tensor.Tensor, error) {
 		}
 		j.dispatch(pchk, groupsFor(uint64(nIdx)), params, data, idx, dst.buf, flag.buf)
 	}
-	groups := groupsFor(elemWords(n, eb))
+	groups := groupsFor((elemWords(n, eb) + uint64(ept) - 1) / uint64(ept))
 	if rows > 0 {
 		groups = uint64(rows) // one workgroup per output row
 	}

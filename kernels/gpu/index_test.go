@@ -415,6 +415,41 @@ func TestThreadsOverTreesChoices(t *testing.T) {
 		t.Fatalf("gather: gpu %v, cpu %v", err, werr)
 	}
 	sameBits(t, "gather", got, want)
+	// The per-element movers at several elements a thread (moverEPT): a
+	// thread's last elements past the end, 2-, 4- and 8-byte elements, the
+	// general path (dim in the middle), and a bad index in a thread's run.
+	for _, dt := range floatTypes(d) {
+		for _, tc := range []struct {
+			shape, ishape []int
+			dim           int
+		}{{[]int{7, 13}, []int{7, 11}, 1}, {[]int{9, 5}, []int{13, 5}, 0}, {[]int{3, 6, 5}, []int{3, 4, 5}, 1}} {
+			data := randFloat(r, dt, tc.shape, 3)
+			gi := randIdx(r, tc.ishape, tc.shape[tc.dim])
+			si := randIdx(r, []int{tc.ishape[tc.dim]}, tc.shape[tc.dim])
+			name := fmt.Sprintf("%v%v dim %d", dt, tc.shape, tc.dim)
+			for op, f := range map[string][2]func(*tensor.Tensor, *tensor.Tensor, int) (*tensor.Tensor, error){
+				"gather": {d.Gather, cpu.Gather}, "index_select": {d.IndexSelect, cpu.IndexSelect},
+			} {
+				idx := gi
+				if op == "index_select" {
+					idx = si
+				}
+				want, werr := f[1](data, idx, tc.dim)
+				got, err := f[0](data, idx, tc.dim)
+				if err != nil || werr != nil {
+					t.Fatalf("%s %s: gpu %v, cpu %v", op, name, err, werr)
+				}
+				sameBits(t, op+" "+name, got, want)
+				bad := idx.Clone()
+				bad.U32()[bad.NumElems()-2] = uint32(tc.shape[tc.dim])
+				_, werr = f[1](data, bad, tc.dim)
+				_, err = f[0](data, bad, tc.dim)
+				if werr == nil || err == nil || err.Error() != werr.Error() {
+					t.Errorf("%s %s, bad index: gpu %v, cpu %v", op, name, err, werr)
+				}
+			}
+		}
+	}
 	// A bad index: the first one (flat position) is reported, as on CPU.
 	base := randFloat(r, tensor.F32, []int{seqSegsEmulated, 4}, 3)
 	src := randFloat(r, tensor.F32, []int{seqSegsEmulated, 3}, 3)

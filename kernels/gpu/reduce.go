@@ -64,6 +64,9 @@ var treeLast = 1
 // dispatches, 83.5-85.4 in one; torch.sum 84.3 in that call.
 var bulkLastOn = true
 
+// seqBulkW is `bulk_seq`'s workgroup size (SW in reduce.wgsl).
+const seqBulkW = 16
+
 func dtTag(dt tensor.DType) uint32 {
 	switch dt {
 	case tensor.F16:
@@ -140,6 +143,7 @@ type reduction struct {
 	opKind   uint32
 	fin      uint32
 	cst      *buffer // reduce64.wgsl's special values (F64 calls)
+	seqBulk  bool    // the bulk level is `bulk_seq` (an invocation per partial)
 }
 
 // f64 reports an F64 reduction: reduce64.wgsl (seq, level, finalize).
@@ -239,7 +243,7 @@ func (r *reduction) spec(entry string) kernelSpec {
 	switch entry {
 	case "rows":
 		re = r.rowUnits()
-	case "bulk", "bulk_last":
+	case "bulk", "bulk_last", "bulk_seq":
 		re = bulkRounds * chunk / (r.unit() * wgSize)
 		bs = min(bulkSplit, re)
 	}
@@ -340,7 +344,11 @@ func (r *reduction) levels(j *job, x *buffer, dst *buffer, p, pb *pipe, fuse boo
 		}
 		params = j.words("params", pw)
 		out := j.scratch("partials", 4*words*nseg*c)
-		j.dispatch(lp, uint64(nseg)*uint64(c), r.bind(params, x, in, out, dst)...)
+		groups := uint64(nseg) * uint64(c)
+		if lp == pb && r.seqBulk {
+			groups = (groups + seqBulkW - 1) / seqBulkW // an invocation per partial
+		}
+		j.dispatch(lp, groups, r.bind(params, x, in, out, dst)...)
 		parts, in, kcur, level0 = out, out, c, false
 		if c == 1 {
 			return params, parts, fused
@@ -411,7 +419,10 @@ func (d *Device) reduce(r *reduction) (*tensor.Tensor, error) {
 	last := r.bulkLast()
 	if r.bulk() {
 		entry := "bulk"
-		if last {
+		switch {
+		case r.opKind == opSum && d.threadsOverTrees():
+			entry, last, r.seqBulk = "bulk_seq", false, true
+		case last:
 			entry = "bulk_last"
 		}
 		if pb, err = d.pipeline(r.spec(entry)); err != nil {

@@ -618,6 +618,14 @@ func TestBulkLast(t *testing.T) {
 					}
 					sameBits(t, fmt.Sprintf("%s %v%v repeat %d", f.name, dt, sh, rep), got, want)
 				}
+				// bulk_seq: the partials an invocation each (threadsOverTrees).
+				d.forceThreads = true
+				got, err := f.run(x, dim)
+				d.forceThreads = false
+				if err != nil {
+					t.Fatal(err)
+				}
+				sameBits(t, fmt.Sprintf("%s %v%v bulk_seq", f.name, dt, sh), got, want)
 			}
 		}
 	}

@@ -4,7 +4,7 @@
 // every index kernel runs first (the adds are index_add.wgsl).
 //
 // Specialisation: EB (element bytes 2|4|8), GB (gather_rows' words per
-// thread per round).
+// thread per round), EPT (the movers' elements per thread).
 //
 // Bounds: `check` (one thread per index element) records the smallest flat
 // position p with idx[p] >= bound in err[0] (atomicMin), which is the first
@@ -135,18 +135,28 @@ fn move_elems(t: u32, gather: bool) {
     }
 }
 
+// A thread moves EPT consecutive elements (words for 2-byte elements).
+// EPT is Go-prepended: 1 on a GPU (neighbouring threads, neighbouring
+// addresses); more where a workgroup is SIMD lanes of a few host cores
+// (threadsOverTrees), to spread each invocation's fixed cost.
 @compute @workgroup_size(256)
 fn index_select(@builtin(workgroup_id) wid: vec3<u32>,
                 @builtin(num_workgroups) nwg: vec3<u32>,
                 @builtin(local_invocation_index) lid: u32) {
-    move_elems(thread_id(wid, nwg, lid), false);
+    let t = thread_id(wid, nwg, lid) * EPT;
+    for (var k = 0u; k < EPT; k = k + 1u) {
+        move_elems(t + k, false);
+    }
 }
 
 @compute @workgroup_size(256)
 fn gather(@builtin(workgroup_id) wid: vec3<u32>,
           @builtin(num_workgroups) nwg: vec3<u32>,
           @builtin(local_invocation_index) lid: u32) {
-    move_elems(thread_id(wid, nwg, lid), true);
+    let t = thread_id(wid, nwg, lid) * EPT;
+    for (var k = 0u; k < EPT; k = k + 1u) {
+        move_elems(t + k, true);
+    }
 }
 
 // ---- rows staged in workgroup memory (dim last, I = 1) ----

@@ -16,7 +16,8 @@
 // and combines them pairwise (depth 4), then a shared-memory tree; the
 // host repeats levels over the partials until one partial per segment is
 // left, then `finalize` (one thread per output word) writes the result.
-// `bulk` replaces the first sum level of a long contiguous segment (below).
+// `bulk` replaces the first sum level of a long contiguous segment (below;
+// `bulk_seq` computes its sums without workgroup memory).
 // `seq` is the short-segment path: one thread folds a whole segment in k order.
 //
 // Sums accumulate in f32 (halves widened exactly, narrowed once at the end).
@@ -303,6 +304,39 @@ fn bulk(@builtin(workgroup_id) wid: vec3<u32>,
         atomicStore(&pout[2u * g], v.x);
         atomicStore(&pout[2u * g + 1u], v.y);
     }
+}
+
+// `bulk_seq`: `bulk`'s sum partials, each computed by one invocation
+// (taken where a workgroup is SIMD lanes of a few host cores: the
+// browser's SwiftShader, threadsOverTrees). Invocation g does what
+// workgroup g of `bulk` does — the units_sum of each of the W threads,
+// then sum_steps' tree over them — with the same adds in the same order,
+// in a private array instead of workgroup memory: no barriers, which
+// there cost more than the loads (sum_all of f32[64Mi] in headless
+// Chromium: `bulk_last` 1046–1053 ms a dispatch, these partials 410–439).
+const SW: u32 = 16u;     // invocations per `bulk_seq` workgroup
+
+@compute @workgroup_size(16)
+fn bulk_seq(@builtin(workgroup_id) wid: vec3<u32>,
+            @builtin(num_workgroups) nwg: vec3<u32>,
+            @builtin(local_invocation_index) lid: u32) {
+    let g = group_id(wid, nwg) * SW + lid;
+    let C = P[3];
+    if (g >= P[0] * C) { return; }
+    let seg = g / C;
+    let K = P[1];
+    let b = seg_base(seg) / LU;
+    let u = (g % C) * (BCH / LU);
+    var v: array<f32, W>;
+    for (var t = 0u; t < W; t = t + 1u) {
+        v[t] = units_sum(b, u + t, K);
+    }
+    for (var q = W / 4u; q > 0u; q = q / 4u) {
+        for (var t = 0u; t < q; t = t + 1u) {
+            v[t] = (v[t] + v[t + 2u * q]) + (v[t + q] + v[t + 3u * q]);
+        }
+    }
+    atomicStore(&pout[g], bitcast<u32>(v[0]));
 }
 
 // The best (key, k) candidate of the RE units u + j·W of the segment
