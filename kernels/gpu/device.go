@@ -209,7 +209,7 @@ func (d *Device) softwareAdapter() bool { return strings.EqualFold(d.info.Adapte
 // a few host cores — the browser's SwiftShader — where workgroup memory and
 // barriers buy nothing and cost their emulation: there a row is folded by
 // one thread (`seq`) rather than by a workgroup tree (`rows`), gather reads
-// data per element rather than staging rows (`gather_rows`), moverEPT
+// data per element rather than staging rows (`gather_rows`), threadEPT
 // elements a thread, scatter_add along the last axis goes one thread per
 // row (`scatter_add_seq`) rather than by bidding rounds
 // (`scatter_add_rows`), and a long sum's first level computes each
@@ -221,6 +221,26 @@ func (d *Device) softwareAdapter() bool { return strings.EqualFold(d.info.Adapte
 // lavapipe keeps the GPU choices, which its tests cover.
 func (d *Device) threadsOverTrees() bool {
 	return d.forceThreads || strings.EqualFold(d.info.Architecture, "swiftshader")
+}
+
+// threadEPT is the elements (words, for halves) each thread of a
+// one-element-a-thread kernel takes on a threadsOverTrees adapter (EPT in
+// index.wgsl's movers), to spread each invocation's fixed cost; a tuning
+// variable. gather along dim 1 of
+// [4096,4096] in headless Chromium (SwiftShader), with upload and
+// readback, one build per value, min-max of 3 runs (ms): 1: 2130-2540, 8:
+// 567-595, 16: 610-671, 32: 490-518 and 611-659, 64: 488-499. Not for
+// pad_backward_gather.wgsl: 32 slots a thread left its reflect bench case
+// at 2152-2337 ms against 1762-1864.
+var threadEPT = 32
+
+// perThread is EPT for this adapter: 1 on a GPU (neighbouring threads,
+// neighbouring addresses), threadEPT where threads run over trees.
+func (d *Device) perThread() int {
+	if d.threadsOverTrees() {
+		return threadEPT
+	}
+	return 1
 }
 
 // Info describes the adapter.

@@ -74,14 +74,6 @@ func (d *Device) checkPipe() (*pipe, error) {
 // loads first (a tuning variable).
 var gatherBatch = 16
 
-// moverEPT is index.wgsl's EPT on a threadsOverTrees adapter: the elements
-// each thread of `gather` / `index_select` moves (a tuning variable).
-// gather along dim 1 of [4096,4096] in headless Chromium (SwiftShader),
-// with upload and readback, one build per value, min-max of 3 runs (ms):
-// 1: 2130-2540, 8: 567-595, 16: 610-671, 32: 490-518 and 611-659, 64:
-// 488-499.
-var moverEPT = 32
-
 var moverRW = []bool{false, false, false, true, true}
 
 // indexParams is the P block of index.wgsl and index_add.wgsl (40 words:
@@ -114,10 +106,7 @@ func (d *Device) runIndex(c *indexCall) (*tensor.Tensor, error) {
 	}
 	eb := c.data.DType.Size()
 	out := &tensor.Tensor{DType: c.data.DType, Shape: append([]int{}, c.outShape...)}
-	ept := 1
-	if d.threadsOverTrees() {
-		ept = moverEPT
-	}
+	ept := d.perThread()
 	defs := []wgsl.Def{{Name: "EB", Value: uint32(eb)}, {Name: "GB", Value: uint32(gatherBatch)}, {Name: "EPT", Value: uint32(ept)}}
 	name := fmt.Sprintf("index_b%d_gb%d_ept%d", eb, gatherBatch, ept)
 	d.mu.Lock()
