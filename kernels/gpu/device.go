@@ -226,12 +226,11 @@ func (d *Device) threadsOverTrees() bool {
 // threadEPT is the elements (words, for halves) each thread of a
 // one-element-a-thread kernel takes on a threadsOverTrees adapter (EPT in
 // index.wgsl's movers), to spread each invocation's fixed cost; a tuning
-// variable. gather along dim 1 of
-// [4096,4096] in headless Chromium (SwiftShader), with upload and
-// readback, one build per value, min-max of 3 runs (ms): 1: 2130-2540, 8:
-// 567-595, 16: 610-671, 32: 490-518 and 611-659, 64: 488-499. Not for
-// pad_backward_gather.wgsl: 32 slots a thread left its reflect bench case
-// at 2152-2337 ms against 1762-1864.
+// variable. gather along dim 1 of [4096,4096] in headless Chromium
+// (SwiftShader), with upload and readback, one build per value, min-max
+// of 3 runs (ms): 1: 2130-2540, 8: 567-595, 16: 610-671, 32: 490-518 and
+// 611-659, 64: 488-499. Not for pad_backward_gather.wgsl: 32 slots a
+// thread left its reflect bench case at 2152-2337 ms against 1762-1864.
 var threadEPT = 32
 
 // perThread is EPT for this adapter: 1 on a GPU (neighbouring threads,
