@@ -117,13 +117,18 @@ type Device struct {
 	// the call returns an error instead of hanging. Default 2 minutes.
 	MapTimeout time.Duration
 
-	// The buffer pool (native): buffers of finished calls kept for reuse
+	// The buffer pool: buffers of finished calls kept for reuse
 	// by usage and size class, up to poolCap bytes (0: no pooling).
 	pool     map[poolKey][]*buffer
 	pooled   uint64
 	poolCap  uint64
 	poolHits int    // buffers served from the pool (tests)
 	poolSeq  uint64 // buffers returned so far (eviction order)
+	// poolIdle: the pool is emptied once no call has returned buffers to
+	// it for this long (0: never; the browser's tab outlives its calls).
+	poolIdle  time.Duration
+	idleTimer *time.Timer
+	lastUse   time.Time
 
 	// repeat (SetKernelRepeat): how many times a call's passes run back to
 	// back between the kernel-time stamps.

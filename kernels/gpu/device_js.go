@@ -102,6 +102,10 @@ func jsString(v js.Value) string {
 // and its readback, 64 MiB each; sum_all's 256 MiB input).
 const browserPoolMB = 512
 
+// browserPoolIdle: a tab that stops calling gives its pooled buffers back
+// (on a laptop, a GPU's memory is often the system's).
+const browserPoolIdle = 30 * time.Second
+
 // OpenBrowser requests a WebGPU adapter and device from navigator.gpu with
 // the adapter's own buffer limits. It blocks on JS promises: call it from a
 // goroutine. The page must expose the wasm instance as globalThis.wasm
@@ -132,7 +136,7 @@ func OpenBrowser() (*Device, error) {
 		return nil, fmt.Errorf("WebGPU requestDevice failed: %s", jsString(dv))
 	}
 	wd := wgpu.NewDevice(dv)
-	d := &Device{dev: &wd, MapTimeout: 2 * time.Minute, plat: platform{js: dv}, poolCap: browserPoolMB << 20}
+	d := &Device{dev: &wd, MapTimeout: 2 * time.Minute, plat: platform{js: dv}, poolCap: browserPoolMB << 20, poolIdle: browserPoolIdle}
 	d.queue = d.dev.GetQueue()
 	// device.lost resolves once; record it so later calls fail cleanly.
 	var onLost js.Func

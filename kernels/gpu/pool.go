@@ -2,12 +2,13 @@ package gpu
 
 import (
 	"math/bits"
+	"time"
 
 	"github.com/cogentcore/webgpu/wgpu"
 )
 
-// The buffer pool: native buffers are kept by usage and size class and
-// handed to later calls (a browser frees buffers itself).
+// The buffer pool: buffers are kept by usage and size class and handed to
+// later calls; a device with poolIdle set empties it when calls stop.
 
 // poolKey: pooled buffers are reused for the same usage and size class.
 type poolKey struct {
@@ -91,6 +92,28 @@ func (d *Device) recycle(bufs []*buffer) {
 		d.poolSeq++
 		b.pooledAt = d.poolSeq
 	}
+	d.armIdleDrain()
+}
+
+// armIdleDrain (d.mu held) schedules the pool's emptying poolIdle after
+// this call: a timer that finds a later call has used the pool since
+// leaves it (that call re-armed the timer).
+func (d *Device) armIdleDrain() {
+	if d.poolIdle <= 0 || d.pooled == 0 {
+		return
+	}
+	d.lastUse = time.Now()
+	if d.idleTimer != nil {
+		d.idleTimer.Reset(d.poolIdle)
+		return
+	}
+	d.idleTimer = time.AfterFunc(d.poolIdle, func() {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		if time.Since(d.lastUse) >= d.poolIdle && !d.wedged && d.lostErr() == nil {
+			d.drainPool()
+		}
+	})
 }
 
 // evictOldest destroys the pooled buffer that was returned longest ago.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand"
 	"testing"
+	"time"
 
 	"github.com/fkc-playground/fkc/kernels"
 	"github.com/fkc-playground/fkc/kernels/cpu"
@@ -153,5 +154,47 @@ func TestPoolEvictsOldest(t *testing.T) {
 	}
 	if d.poolHits == hits {
 		t.Errorf("the latest size class was not kept in a full pool (hits %d)", hits)
+	}
+}
+
+// A device with poolIdle set empties its pool once calls stop, and later
+// calls pool again.
+func TestPoolDrainsWhenIdle(t *testing.T) {
+	d := device(t)
+	defer func(idle time.Duration) {
+		d.mu.Lock()
+		d.poolIdle = idle
+		d.mu.Unlock()
+	}(d.poolIdle)
+	d.mu.Lock()
+	d.poolIdle = 50 * time.Millisecond
+	d.mu.Unlock()
+	x := randFloat(rand.New(rand.NewSource(53)), tensor.F32, []int{1 << 16}, 1)
+	want, err := d.SumAll(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pooled := func() uint64 {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		return d.pooled
+	}
+	if pooled() == 0 {
+		t.Fatal("nothing pooled after a call")
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for pooled() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the pool still holds %d bytes 10 s after the last call", pooled())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	got, err := d.SumAll(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameBits(t, "sum after the drain", got, want)
+	if pooled() == 0 {
+		t.Error("nothing pooled after the drain's next call")
 	}
 }
