@@ -105,7 +105,7 @@ func padGatherTables(in, out []int, pads []kernels.Pad, mode kernels.Mode) (p, t
 	rowSole := soleOf(rowOff, rowList, L)
 	colSole := soleOf(colOff, colList, 1)
 	parts := [][]uint32{rowOff, rowList, colOff, colList, rowSole, colSole}
-	p = make([]uint32, 14)
+	p = make([]uint32, 16)
 	p[0], p[1], p[2] = uint32(tensor.NumElems(in)), uint32(in[r-1]), L
 	at := 0
 	for i, part := range parts {
@@ -117,6 +117,56 @@ func padGatherTables(in, out []int, pads []kernels.Pad, mode kernels.Mode) (p, t
 		t = append(t, part...)
 	}
 	return p, t, uint64(longest(rowOff)) * uint64(longest(colOff))
+}
+
+// padFoldWords lists, ascending, the output words (slots; pairs of slots
+// for 2-byte elements) that hold a slot with other than one contribution:
+// the words of pad_backward_gather.wgsl's `listed`, the rest being
+// `soles`'. nil when those slots are more than limit. p and t are
+// padGatherTables'.
+func padFoldWords(p, t []uint32, eb, limit int) []uint32 {
+	const none = 0xffffffff
+	n := int(p[1])
+	rows := int(p[0]) / n
+	rowSole, colSole := t[p[12]:int(p[12])+rows], t[p[13]:int(p[13])+n]
+	var cols []int
+	for c, v := range colSole {
+		if v == none {
+			cols = append(cols, c)
+		}
+	}
+	full := 0
+	for _, v := range rowSole {
+		if v == none {
+			full++
+		}
+	}
+	slots := full*n + (rows-full)*len(cols)
+	if slots > limit {
+		return nil
+	}
+	words := make([]uint32, 0, slots)
+	add := func(slot int) {
+		w := uint32(slot)
+		if eb == 2 {
+			w = uint32(slot / 2)
+		}
+		if len(words) == 0 || words[len(words)-1] != w {
+			words = append(words, w)
+		}
+	}
+	for r, v := range rowSole {
+		if v == none {
+			for c := range n {
+				add(r*n + c)
+			}
+			continue
+		}
+		for _, c := range cols {
+			add(r*n + c)
+		}
+	}
+	return words
 }
 
 // soleOf is, per entry of a CSR, its one listed value times scale, or
@@ -256,8 +306,16 @@ func (d *Device) PadBackwardGather(gradOut *tensor.Tensor, mode kernels.Mode, pa
 	if passes > 1 {
 		stateBytes = accBytes * uint64(nIn)
 	}
+	// Where every branch runs for every lane (threadsOverTrees), the sole
+	// slots go in a pass of their own and the others are listed, when they
+	// are at most a quarter of the words.
+	words := elemWords(nIn, eb)
+	listMax := 0
+	if d.threadsOverTrees() {
+		listMax = int(words / 4)
+	}
 	if err := d.fits(op,
-		sized{"tables", 4 * padGatherTableWords(in, out, pd, mode)},
+		sized{"tables", 4 * (padGatherTableWords(in, out, pd, mode) + uint64(listMax))},
 		sized{"grad_out", inBytes(nOut * eb)},
 		sized{"grad_in", outBytes(nIn * eb)},
 		sized{"state", stateBytes}); err != nil {
@@ -276,13 +334,29 @@ func (d *Device) PadBackwardGather(gradOut *tensor.Tensor, mode kernels.Mode, pa
 	// share (the kernel's k1), so a bound above the tables' longest chain
 	// only leaves the last pass with less to do.
 	pw, tw, _ := padGatherTables(in, out, pd, mode)
+	var listed []uint32
+	if listMax > 0 {
+		if listed = padFoldWords(pw, tw, eb, listMax); listed != nil {
+			pw[14], pw[15] = uint32(len(tw)), uint32(len(listed))
+			tw = append(tw, listed...)
+		}
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	p, err := d.pipeline(kernelSpec{
+	spec := kernelSpec{
 		name: "pad_backward_gather_" + tag, file: "pad_backward_gather.wgsl", entry: "main",
 		defs: []wgsl.Def{{Name: "DT", Value: dtv}, {Frag: acc}, {Frag: io}},
 		rw:   []bool{false, false, false, true, true},
-	})
+	}
+	var ps *pipe // `soles`, when the others are listed
+	if listed != nil {
+		spec.entry = "soles"
+		if ps, err = d.pipeline(spec); err != nil {
+			return nil, err
+		}
+		spec.entry = "listed"
+	}
+	p, err := d.pipeline(spec)
 	if err != nil {
 		return nil, err
 	}
@@ -292,7 +366,14 @@ func (d *Device) PadBackwardGather(gradOut *tensor.Tensor, mode kernels.Mode, pa
 	gin := &tensor.Tensor{DType: dt, Shape: inShape}
 	dst := j.outputTensor("grad_in", gin)
 	state := j.scratch("state", int(stateBytes))
-	groups := groupsFor(elemWords(nIn, eb))
+	groups := groupsFor(words)
+	if listed != nil {
+		j.dispatch(ps, groups, j.words("params", pw), tab, src, dst.buf, state)
+		groups = groupsFor(uint64(len(listed)))
+		if len(listed) == 0 {
+			passes = 0 // every slot is a sole one
+		}
+	}
 	for s := range passes {
 		pw[8], pw[9] = uint32(s*chain), uint32(min((s+1)*chain, most))
 		pw[10], pw[11] = b2u(s == 0), b2u(s == passes-1)

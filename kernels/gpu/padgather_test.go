@@ -65,19 +65,24 @@ func TestPadBackwardGatherBitwise(t *testing.T) {
 		padCase{[]int{1, 1}, pp(0, 0, 0, 0)},
 		padCase{[]int{4, 1, 3}, pp(0, 3, 2, 2, 1, 0)},
 	)
+	defer func() { d.forceThreads = false }()
 	for _, dt := range []tensor.DType{tensor.F32, tensor.F16, tensor.BF16, tensor.F64} {
 		for _, mode := range allModes {
-			for _, c := range cases {
+			for i := range 2 * len(cases) {
+				c := cases[i/2]
 				if mode == kernels.Reflect && !reflectOK(c) {
 					continue
 				}
+				// Each case twice, the second time as threadsOverTrees
+				// adapters take it (`soles`, then the listed words).
+				d.forceThreads = i%2 == 1
 				outShape, err := kernels.PadOutShape("pad", mode, c.shape, c.pads)
 				if err != nil {
 					continue // replicate of an empty axis etc.
 				}
 				g := randFloat(r, dt, outShape, 1)
 				specialGrads(r, g)
-				name := fmt.Sprintf("%v/%v/%v/%v", dt, mode, c.shape, c.pads)
+				name := fmt.Sprintf("%v/%v/%v/%v threads %v", dt, mode, c.shape, c.pads, d.forceThreads)
 				want, err := cpu.PadBackward(g, mode, c.pads)
 				if err != nil {
 					t.Fatalf("%s: cpu: %v", name, err)

@@ -32,7 +32,8 @@
 // watchdogs stop long dispatches) without changing the order of the adds.
 // P: [n_in, n (input last axis), L (output last axis), 0,
 //     row_off, row_list, col_off, col_list (word offsets into T),
-//     k0, k1, first pass (1/0), last pass (1/0), row_sole, col_sole]
+//     k0, k1, first pass (1/0), last pass (1/0), row_sole, col_sole,
+//     listed words (offset into T, count: `listed` only)]
 
 @group(0) @binding(0) var<storage, read> P: array<u32>;
 @group(0) @binding(1) var<storage, read> T: array<u32>;
@@ -117,4 +118,29 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>,
         @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
     emit(thread_id(wid, nwg, lid));
+}
+
+// `soles` then `listed`: main's work split in two, for an adapter that
+// runs every branch for every SIMD lane (the browser's SwiftShader), where
+// the sum path cost every slot its price although few slots take it.
+// `soles` writes each output word whose slots are all sole (emit_sole);
+// `listed` runs emit on the other words, listed ascending in T at P[14]
+// (P[15] of them), in as many passes as `main` would take. Every word is
+// written by one of the two, with the bits `main` gives it. In headless
+// Chromium, the reflect case f32[8,3,516,516] -> [8,3,512,512]: main
+// 1898-2162 ms a dispatch, the sole path alone 342-370.
+@compute @workgroup_size(256)
+fn soles(@builtin(workgroup_id) wid: vec3<u32>,
+         @builtin(num_workgroups) nwg: vec3<u32>,
+         @builtin(local_invocation_index) lid: u32) {
+    emit_sole(thread_id(wid, nwg, lid));
+}
+
+@compute @workgroup_size(256)
+fn listed(@builtin(workgroup_id) wid: vec3<u32>,
+          @builtin(num_workgroups) nwg: vec3<u32>,
+          @builtin(local_invocation_index) lid: u32) {
+    let i = thread_id(wid, nwg, lid);
+    if (i >= P[15]) { return; }
+    emit(T[P[14] + i]);
 }

@@ -52,6 +52,32 @@ fn out_bits(a: ACC) -> u32 {
     return b;
 }
 
+// Word t when each of its slots is a sole contribution (as emit writes
+// it); nothing otherwise (pad_backward_gather.wgsl's `listed` writes it).
+fn emit_sole(t: u32) {
+    let n = P[0];
+    if (DT == 0u) {
+        if (t >= n) { return; }
+        let s = sole(t);
+        if (s != NONE) {
+            dst[GUARD + t] = sole_bits(graw(s));
+        }
+        return;
+    }
+    let e = 2u * t;
+    if (e >= n) { return; }
+    let s0 = sole(e);
+    if (s0 == NONE) { return; }
+    if (e + 1u >= n) {                               // the last word: keep the lane past the end
+        dst[GUARD + t] = put_lane(dst[GUARD + t], 0u, 16u, sole_bits(graw(s0)));
+        return;
+    }
+    let s1 = sole(e + 1u);
+    if (s1 != NONE) {
+        dst[GUARD + t] = sole_bits(graw(s0)) | (sole_bits(graw(s1)) << 16u);
+    }
+}
+
 // Thread t writes slot t (f32) or the two slots of output word t (halves).
 // (Copying the sole slots in a pass of their own, with few registers, was
 // slower on the H200: 78 us against 50 for the reflect bench case, a

@@ -25,3 +25,16 @@ fn emit(t: u32) {
     }
     dst[GUARD / 2u + t] = a;
 }
+
+// Slot t when it is a sole contribution (as emit writes it); nothing
+// otherwise (pad_backward_gather.wgsl's `listed` writes it).
+fn emit_sole(t: u32) {
+    if (t >= P[0]) { return; }
+    let s = sole(t);
+    if (s == NONE) { return; }
+    var a = gout[s];
+    if (a == 0.0lf) {
+        a = 0.0lf;
+    }
+    dst[GUARD / 2u + t] = a;
+}
