@@ -259,6 +259,38 @@ func TestReduceAllRandom(t *testing.T) {
 	}
 }
 
+// The flat sum (the oracle's order, foldAll's unrolled loop) adds one
+// element at a time from +0, in index order: checked bitwise against that
+// loop on values whose sums round (so any other grouping shows), for
+// lengths around the loop's 64-element step.
+func TestFlatSumOrder(t *testing.T) {
+	rng := rand.New(rand.NewSource(6))
+	for _, n := range []int{1, 7, 63, 64, 65, 127, 128, 129, 200, 1000, 4099} {
+		x32 := tensor.New(tensor.F32, []int{n})
+		x64 := tensor.New(tensor.F64, []int{n})
+		var s32 float32
+		var s64 float64
+		for i := range n {
+			v := rng.NormFloat64() * math.Pow(2, float64(rng.Intn(40)-20))
+			x32.F32()[i], x64.F64()[i] = float32(v), v
+			s32 += float32(v)
+			s64 += v
+		}
+		for _, c := range []struct {
+			x    *tensor.Tensor
+			want float64
+		}{{x32, float64(s32)}, {x64, s64}} {
+			got, err := SumAll(c.x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g := got.At(0); math.Float64bits(g) != math.Float64bits(c.want) {
+				t.Errorf("sum_all of %d %v: %v, want %v (one add at a time)", n, c.x.DType, g, c.want)
+			}
+		}
+	}
+}
+
 // roundTo rounds an f64 that is exact as the f32 (or f64) sum of two dtype
 // values to the dtype.
 func roundTo(dt tensor.DType, v float64) float64 {
