@@ -93,6 +93,7 @@ type Device struct {
 
 	mu         sync.Mutex
 	pipes      map[string]*pipe
+	padTabs    map[string]padTabled // pad_backward's tables by call shape (padTables)
 	last       time.Duration
 	lastKernel time.Duration
 	lastSetup  time.Duration // begin -> submit of the last call (host: buffers, tables, uploads queued)

@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/fkc-playground/fkc/kernels"
 	"github.com/fkc-playground/fkc/shaders/wgsl"
@@ -118,6 +119,38 @@ func padGatherTables(in, out []int, pads []kernels.Pad, mode kernels.Mode) (p, t
 	}
 	return p, t, uint64(longest(rowOff)) * uint64(longest(colOff))
 }
+
+// padTabs: the device keeps the tables of the last few pad_backward call
+// shapes (a training loop repeats its shapes): building them took 1.08 ms
+// of host time for grad_out [8,3,516,516] reflect pad 2 (this project's
+// 2-core VM), more than a third of the call's device time on the H200.
+// At most padTabsMax shapes (the map starts over when full) and tables of
+// at most padTabsWords words.
+const (
+	padTabsMax   = 8
+	padTabsWords = 1 << 22
+)
+
+// padTables returns padGatherTables' P words (a copy: callers set the
+// pass words) and T (shared: append copies, its capacity being its
+// length). Call with d.mu held.
+func (d *Device) padTables(in, out []int, pads []kernels.Pad, mode kernels.Mode) (p, t []uint32) {
+	key := fmt.Sprint(in, out, pads, mode)
+	c, ok := d.padTabs[key]
+	if !ok {
+		c.p, c.t, _ = padGatherTables(in, out, pads, mode)
+		if len(c.t) <= padTabsWords {
+			if len(d.padTabs) >= padTabsMax || d.padTabs == nil {
+				d.padTabs = map[string]padTabled{}
+			}
+			d.padTabs[key] = c
+		}
+	}
+	return slices.Clone(c.p), c.t[:len(c.t):len(c.t)]
+}
+
+// padTabled is one call shape's padGatherTables result (Device.padTabs).
+type padTabled struct{ p, t []uint32 }
 
 // padFoldWords lists, ascending, the output words (slots; pairs of slots
 // for 2-byte elements) that hold a slot with other than one contribution:
@@ -333,7 +366,9 @@ func (d *Device) PadBackwardGather(gradOut *tensor.Tensor, mode kernels.Mode, pa
 	// The passes split the bound's chain; a slot's own count ends its
 	// share (the kernel's k1), so a bound above the tables' longest chain
 	// only leaves the last pass with less to do.
-	pw, tw, _ := padGatherTables(in, out, pd, mode)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	pw, tw := d.padTables(in, out, pd, mode)
 	var listed []uint32
 	if listMax > 0 {
 		if listed = padFoldWords(pw, tw, eb, listMax); listed != nil {
@@ -341,8 +376,6 @@ func (d *Device) PadBackwardGather(gradOut *tensor.Tensor, mode kernels.Mode, pa
 			tw = append(tw, listed...)
 		}
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
 	spec := kernelSpec{
 		name: "pad_backward_gather_" + tag, file: "pad_backward_gather.wgsl", entry: "main",
 		defs: []wgsl.Def{{Name: "DT", Value: dtv}, {Frag: acc}, {Frag: io}},

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"slices"
 	"testing"
 
 	"github.com/fkc-playground/fkc/kernels"
@@ -268,5 +269,30 @@ func TestPadMostSourcesBound(t *testing.T) {
 				t.Fatalf("%v %v %v: bound %d, tables %d", mode, in, pads, got, maxC)
 			}
 		}
+	}
+}
+
+// The device's cached tables (padTables) are handed out so that a call's
+// own changes — its pass words, the listed words appended to T — never
+// reach the cache: a later call of the shape gets the tables as built.
+func TestPadTablesCached(t *testing.T) {
+	d := device(t)
+	in, out := []int{3, 5, 7}, []int{3, 9, 11}
+	pads := pp(0, 0, 2, 2, 2, 2)
+	wantP, wantT, _ := padGatherTables(in, out, pads, kernels.Reflect)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.padTabs = nil
+	for range 3 {
+		p, tw := d.padTables(in, out, pads, kernels.Reflect)
+		if !slices.Equal(p, wantP) || !slices.Equal(tw, wantT) {
+			t.Fatalf("cached tables differ from a fresh build")
+		}
+		p[8], p[14] = 77, 99
+		tw = append(tw, 1, 2, 3)
+		tw[0] = 12345
+	}
+	if len(d.padTabs) != 1 {
+		t.Errorf("%d shapes cached, want 1", len(d.padTabs))
 	}
 }
