@@ -218,14 +218,15 @@ func (d *Device) softwareAdapter() bool { return strings.EqualFold(d.info.Adapte
 // data per element rather than staging rows (`gather_rows`), threadEPT
 // elements a thread, scatter_add along the last axis goes one thread per
 // row (`scatter_add_seq`) rather than by bidding rounds
-// (`scatter_add_rows`), a long sum's first level computes each workgroup
-// tree in one invocation (`bulk_seq`), and pad_backward copies its sole
-// slots in a pass of their own (`soles`, `listed`). In headless Chromium,
+// (`scatter_add_rows`), a long reduction's first level computes each
+// workgroup tree in one invocation (`bulk_seq`), and pad_backward copies
+// its sole slots in a pass of their own (`soles`, `listed`). In headless Chromium,
 // with upload and readback, along dim 1 of [4096, 4096]: sum / max /
 // argmax 1808 / 2725 / 1950 ms -> 678 / 891 / 943; gather 10956 -> 2974
 // (-> 490-660 at 32 elements a thread, pooled buffers); scatter_add 27683
 // -> 6757; sum_all of f32[64Mi] 1315-1734 -> 460 (pooled buffers);
-// pad_backward reflect of [8,3,516,516] 1762-1864 -> 298-332.
+// pad_backward reflect of [8,3,516,516] 1762-1864 -> 298-332; max_all /
+// argmax of f32[64Mi] 1526 / 1552 -> 750 / 765 (bulk_seq).
 // lavapipe keeps the GPU choices, which its tests cover.
 func (d *Device) threadsOverTrees() bool {
 	return d.forceThreads || strings.EqualFold(d.info.Architecture, "swiftshader")

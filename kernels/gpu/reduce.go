@@ -420,7 +420,7 @@ func (d *Device) reduce(r *reduction) (*tensor.Tensor, error) {
 	if r.bulk() {
 		entry := "bulk"
 		switch {
-		case r.opKind == opSum && d.threadsOverTrees():
+		case d.threadsOverTrees():
 			entry, last, r.seqBulk = "bulk_seq", false, true
 		case last:
 			entry = "bulk_last"

@@ -647,27 +647,31 @@ func TestBulkPicks(t *testing.T) {
 		{"argmin_dim", (*Device).ArgMinDim, cpu.ArgMinDim},
 	}
 	alls := []redFns{{"max_all", (*Device).MaxAll, cpu.MaxAll}, {"min_all", (*Device).MinAll, cpu.MinAll}}
-	for _, dt := range gpuFloats {
-		for _, sh := range [][]int{{40000}, {1000001}, {3, 40000}} {
-			for _, nanAll := range []bool{false, true} {
-				x := specialFloat(r, dt, sh, nanAll)
-				for _, f := range dims {
-					name := fmt.Sprintf("%s/%v%v/nanAll=%v", f.name, dt, sh, nanAll)
-					want, werr := f.cpu(x, len(sh)-1)
-					got, err := f.gpu(d, x, len(sh)-1)
-					if werr != nil || err != nil {
-						t.Fatalf("%s: gpu %v, cpu %v", name, err, werr)
+	defer func() { d.forceThreads = false }()
+	for _, force := range []bool{false, true} { // true: bulk_seq (threadsOverTrees)
+		d.forceThreads = force
+		for _, dt := range gpuFloats {
+			for _, sh := range [][]int{{40000}, {1000001}, {3, 40000}} {
+				for _, nanAll := range []bool{false, true} {
+					x := specialFloat(r, dt, sh, nanAll)
+					for _, f := range dims {
+						name := fmt.Sprintf("%s/%v%v/nanAll=%v/threads=%v", f.name, dt, sh, nanAll, force)
+						want, werr := f.cpu(x, len(sh)-1)
+						got, err := f.gpu(d, x, len(sh)-1)
+						if werr != nil || err != nil {
+							t.Fatalf("%s: gpu %v, cpu %v", name, err, werr)
+						}
+						sameBits(t, name, got, want)
 					}
-					sameBits(t, name, got, want)
-				}
-				for _, f := range alls {
-					name := fmt.Sprintf("%s/%v%v/nanAll=%v", f.name, dt, sh, nanAll)
-					want, _ := f.cpu(x)
-					got, err := f.gpu(d, x)
-					if err != nil {
-						t.Fatalf("%s: %v", name, err)
+					for _, f := range alls {
+						name := fmt.Sprintf("%s/%v%v/nanAll=%v/threads=%v", f.name, dt, sh, nanAll, force)
+						want, _ := f.cpu(x)
+						got, err := f.gpu(d, x)
+						if err != nil {
+							t.Fatalf("%s: %v", name, err)
+						}
+						sameBits(t, name, got, want)
 					}
-					sameBits(t, name, got, want)
 				}
 			}
 		}

@@ -17,7 +17,7 @@
 // host repeats levels over the partials until one partial per segment is
 // left, then `finalize` (one thread per output word) writes the result.
 // `bulk` replaces the first sum level of a long contiguous segment (below;
-// `bulk_seq` computes its sums without workgroup memory).
+// `bulk_seq` computes its partials without workgroup memory).
 // `seq` is the short-segment path: one thread folds a whole segment in k order.
 //
 // Sums accumulate in f32 (halves widened exactly, narrowed once at the end).
@@ -306,8 +306,8 @@ fn bulk(@builtin(workgroup_id) wid: vec3<u32>,
     }
 }
 
-// `bulk_seq`: `bulk`'s sum partials, each computed by one invocation
-// (taken where a workgroup is SIMD lanes of a few host cores: the
+// `bulk_seq`: `bulk`'s partials (sums and extrema), each computed by one
+// invocation (taken where a workgroup is SIMD lanes of a few host cores: the
 // browser's SwiftShader, threadsOverTrees). Invocation g does what
 // workgroup g of `bulk` does — the units_sum of each of the W threads,
 // then sum_steps' tree over them — with the same adds in the same order,
@@ -327,16 +327,45 @@ fn bulk_seq(@builtin(workgroup_id) wid: vec3<u32>,
     let K = P[1];
     let b = seg_base(seg) / LU;
     let u = (g % C) * (BCH / LU);
-    var v: array<f32, W>;
+    if (OP == 0u) {
+        var v: array<f32, W>;
+        for (var t = 0u; t < W; t = t + 1u) {
+            v[t] = units_sum(b, u + t, K);
+        }
+        for (var q = W / 4u; q > 0u; q = q / 4u) {
+            for (var t = 0u; t < q; t = t + 1u) {
+                v[t] = (v[t] + v[t + 2u * q]) + (v[t + q] + v[t + 3u * q]);
+            }
+        }
+        atomicStore(&pout[g], bitcast<u32>(v[0]));
+        return;
+    }
+    // Extrema: each thread's best (key, k), pick_steps' keyed tree, then
+    // the winner's own bits, as `bulk` stores them.
+    var kv: array<u32, W>;
+    var ki: array<u32, W>;
     for (var t = 0u; t < W; t = t + 1u) {
-        v[t] = units_sum(b, u + t, K);
+        let c = units_pick(b, u + t, K);
+        kv[t] = c.x;
+        ki[t] = c.y;
     }
     for (var q = W / 4u; q > 0u; q = q / 4u) {
         for (var t = 0u; t < q; t = t + 1u) {
-            v[t] = (v[t] + v[t + 2u * q]) + (v[t + q] + v[t + 3u * q]);
+            let c0 = vec2<u32>(kv[t], ki[t]);
+            let c1 = vec2<u32>(kv[t + q], ki[t + q]);
+            let c2 = vec2<u32>(kv[t + 2u * q], ki[t + 2u * q]);
+            let c3 = vec2<u32>(kv[t + 3u * q], ki[t + 3u * q]);
+            let a = kbest(kbest(c0, c1), kbest(c2, c3));
+            kv[t] = a.x;
+            ki[t] = a.y;
         }
     }
-    atomicStore(&pout[g], bitcast<u32>(v[0]));
+    var w = vec2<u32>(0u, NONE);
+    if (kv[0] != 0u) {
+        w = vec2<u32>(load_bits(seg_base(seg) + ki[0]), ki[0]);
+    }
+    atomicStore(&pout[2u * g], w.x);
+    atomicStore(&pout[2u * g + 1u], w.y);
 }
 
 // The best (key, k) candidate of the RE units u + j·W of the segment
