@@ -363,9 +363,6 @@ func (d *Device) PadBackwardGather(gradOut *tensor.Tensor, mode kernels.Mode, pa
 	if dt == tensor.F64 {
 		io, dtv = "padbw_io64.wgsl", 3
 	}
-	// The passes split the bound's chain; a slot's own count ends its
-	// share (the kernel's k1), so a bound above the tables' longest chain
-	// only leaves the last pass with less to do.
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	pw, tw := d.padTables(in, out, pd, mode)
@@ -407,6 +404,9 @@ func (d *Device) PadBackwardGather(gradOut *tensor.Tensor, mode kernels.Mode, pa
 			passes = 0 // every slot is a sole one
 		}
 	}
+	// The passes split the bound's chain; a slot's own count ends its
+	// share (the kernel's k1), so a bound above the tables' longest chain
+	// only leaves the last pass with less to do.
 	for s := range passes {
 		pw[8], pw[9] = uint32(s*chain), uint32(min((s+1)*chain, most))
 		pw[10], pw[11] = b2u(s == 0), b2u(s == passes-1)

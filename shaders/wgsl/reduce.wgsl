@@ -309,11 +309,12 @@ fn bulk(@builtin(workgroup_id) wid: vec3<u32>,
 // `bulk_seq`: `bulk`'s partials (sums and extrema), each computed by one
 // invocation (taken where a workgroup is SIMD lanes of a few host cores: the
 // browser's SwiftShader, threadsOverTrees). Invocation g does what
-// workgroup g of `bulk` does — the units_sum of each of the W threads,
-// then sum_steps' tree over them — with the same adds in the same order,
-// in a private array instead of workgroup memory: no barriers, which
-// there cost more than the loads (sum_all of f32[64Mi] in headless
-// Chromium: `bulk_last` 1046–1053 ms a dispatch, these partials 410–439).
+// workgroup g of `bulk` does — the units_sum (units_pick) of each of the W
+// threads, then sum_steps' (pick_steps' keyed) tree over them — with the
+// same operations in the same order, in private arrays instead of
+// workgroup memory: no barriers, which there cost more than the loads
+// (sum_all of f32[64Mi] in headless Chromium: `bulk_last` 1046–1053 ms a
+// dispatch, these partials 410–439).
 const SW: u32 = 16u;     // invocations per `bulk_seq` workgroup
 
 @compute @workgroup_size(16)
