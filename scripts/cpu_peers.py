@@ -10,7 +10,7 @@ table also shows our median per case and its same-process memory limit, and
 the ratios the issue asks for: ours against the fastest peer, and ours
 against the limit. Run both back to back in one shell command, e.g.
 
-  go test -run XXX -bench 'Cases/.*/(fast|limit)' -benchtime 15x ./kernels/cpu \\
+  go test -run XXX -bench 'Cases/.*/(fast|limit|fresh)' -benchtime 15x ./kernels/cpu \\
       > /tmp/go.txt && /usr/bin/python3 scripts/cpu_peers.py --go /tmp/go.txt
 
 Needs python3-numpy and python3-torch (Debian packages). Not part of make test.
@@ -100,10 +100,10 @@ def cases(rng):
 
 
 def go_medians(path):
-    """case -> {"fast": ms, "limit": ms}: the median call (ms-median), the
-    median of those over -count runs."""
+    """case -> {"fast": ms, "limit": ms, "fresh": ms}: the median call
+    (ms-median), the median of those over -count runs."""
     runs = {}
-    pat = re.compile(r"^BenchmarkCases/([^/]+)/(fast|ref|limit)-\d+\s.*\s([\d.]+) ms-median")
+    pat = re.compile(r"^BenchmarkCases/([^/]+)/(fast|ref|limit|fresh)-\d+\s.*\s([\d.]+) ms-median")
     with open(path) as f:
         for line in f:
             m = pat.match(line)
@@ -125,7 +125,7 @@ def main():
     cols = ["numpy", "torch t=1", "torch t=2"]
     head = "%-36s %9s %9s %9s" % ("case (median ms)", *cols)
     if ours:
-        head += " %9s %9s %8s %8s" % ("ours", "limit", "best/us", "lim/us")
+        head += " %9s %9s %8s %8s %9s %8s" % ("ours", "limit", "best/us", "lim/us", "fresh", "frsh/us")
     print(head)
     for name, (np_fn, t_fn) in table.items():
         if args.only not in name:
@@ -146,10 +146,14 @@ def main():
             us, lim = ours[name].get("fast"), ours[name].get("limit")
             best = min(v for v in row if v is not None)
             line += " %9.2f %9.2f %8.2f %8.2f" % (us, lim, best / us, lim / us)
+            fresh = ours[name].get("fresh")
+            if fresh is not None:
+                line += " %9.2f %8.2f" % (fresh, fresh / us)
         print(line, flush=True)
     if ours:
         print("best/us: fastest peer's time over ours (goal >= 1.5); "
-              "lim/us: the 2-goroutine copy/read limit's time over ours (goal >= 0.85)")
+              "lim/us: the 2-goroutine copy/read limit's time over ours (goal >= 0.85); "
+              "frsh/us: the same copy into a new output each call, over ours")
 
 
 if __name__ == "__main__":

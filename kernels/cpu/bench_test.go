@@ -8,12 +8,15 @@ package cpu
 //	limit  the same process's memory limit for the case's bytes: a
 //	       2-goroutine copy for data movers, a 2-goroutine streaming read
 //	       for reductions
+//	fresh  data movers only: the same copy into a new output each call
+//	       (tensor.Empty, as a kernel's output is): the limit as a caller
+//	       who keeps no buffers meets it
 //
 // b.SetBytes is the traffic a case cannot avoid — every input byte read
 // once, every output byte written once — for all three lines, so their MB/s
 // compare directly (fast/limit ≥ 0.85 is the memory-limit goal):
 //
-//	go test -run XXX -bench 'Cases/.*/(fast|limit)' -benchtime 15x ./kernels/cpu
+//	go test -run XXX -bench 'Cases/.*/(fast|limit|fresh)' -benchtime 15x ./kernels/cpu
 //
 // Each line also reports the median call (ms-median), which is what
 // scripts/cpu_peers.py sets beside the peers' medians.
@@ -163,6 +166,9 @@ func BenchmarkCases(b *testing.B) {
 				benchRun(b, c.traffic, ref)
 			})
 			b.Run("limit", func(b *testing.B) { benchLimit(b, c.traffic, c.read) })
+			if !c.read {
+				b.Run("fresh", func(b *testing.B) { benchFresh(b, c.traffic) })
+			}
 		})
 	}
 }
@@ -231,4 +237,18 @@ func benchLimit(b *testing.B, traffic int, read bool) {
 	}
 	run()
 	timed(b, traffic, run)
+}
+
+// benchFresh is benchLimit's copy into a fresh output each call: the Go
+// heap hands a kernel's output whichever span it finds, usually memory the
+// cache has lost (a dropped output comes back only after a collection),
+// where NumPy and PyTorch get the block glibc freed a moment ago.
+func benchFresh(b *testing.B, traffic int) {
+	defer par.SetThreads(2)()
+	n := traffic / 2
+	src := benchF32(n / 4)
+	for range 3 {
+		par.Copy(tensor.Empty(tensor.U8, []int{n}).Data, src.Data)
+	}
+	timed(b, traffic, func() { par.Copy(tensor.Empty(tensor.U8, []int{n}).Data, src.Data) })
 }
