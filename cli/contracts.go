@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -54,8 +55,9 @@ func cmdArgs(cmd string, args []string, known ...string) (flags map[string]bool,
 	return flags, rest, nil
 }
 
-// expand turns FILE|DIR operands into FKC document paths: a directory
-// contributes every *.md below it, sorted; a file is taken as given.
+// expand turns FILE|DIR operands into document paths: a directory
+// contributes every FKC document below it (isDocument), sorted; a file is
+// taken as given.
 func expand(paths []string) ([]string, error) {
 	var out []string
 	for _, p := range paths {
@@ -72,7 +74,7 @@ func expand(paths []string) ([]string, error) {
 			if err != nil {
 				return err
 			}
-			if !d.IsDir() && strings.HasSuffix(d.Name(), ".md") {
+			if !d.IsDir() && isDocument(path) {
 				found = append(found, path)
 			}
 			return nil
@@ -86,9 +88,27 @@ func expand(paths []string) ([]string, error) {
 	return out, nil
 }
 
+// isDocument: a .md file, or any other file with a ```fkc block in its
+// first MiB. The user's seeds come as .txt files and must load as given;
+// the sniff keeps `fkc lint contracts/*` from reading the Go files and the
+// compiled cache beside the documents.
+func isDocument(path string) bool {
+	if strings.HasSuffix(path, ".md") {
+		return true
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head, _ := io.ReadAll(io.LimitReader(f, 1<<20))
+	return bytes.Contains(head, []byte("```fkc"))
+}
+
 // loadPaths loads the documents named by FILE|DIR operands, or the embedded
-// contracts when there are none. Explicit files that are not .md documents
-// are skipped with a note on stderr (so `fkc lint contracts/*` works).
+// contracts when there are none. Explicit files that are not FKC documents
+// (isDocument) are skipped with a note on stderr (so `fkc lint contracts/*`
+// works); operands that hold no document at all are an error.
 func loadPaths(cmd string, paths []string, stderr io.Writer) ([]*contract.Document, []contract.Diagnostic, error) {
 	if len(paths) == 0 {
 		docs, diags := contracts.LoadAll()
@@ -100,16 +120,21 @@ func loadPaths(cmd string, paths []string, stderr io.Writer) ([]*contract.Docume
 	}
 	var docs []*contract.Document
 	var diags []contract.Diagnostic
+	read := 0
 	for _, f := range files {
-		if !strings.HasSuffix(f, ".md") {
-			fmt.Fprintf(stderr, "fkc %s: skipping %s: not an FKC document (.md)\n", cmd, f)
+		if !isDocument(f) {
+			fmt.Fprintf(stderr, "fkc %s: skipping %s: not an FKC document (neither .md nor holding a ```fkc block)\n", cmd, f)
 			continue
 		}
+		read++
 		d, ds := contract.LoadFile(f)
 		if d != nil {
 			docs = append(docs, d)
 		}
 		diags = append(diags, ds...)
+	}
+	if read == 0 {
+		return nil, nil, fmt.Errorf("%s: no FKC document in %s", cmd, strings.Join(paths, " "))
 	}
 	return docs, diags, nil
 }
@@ -341,7 +366,7 @@ func Lint(args []string, stdout, stderr io.Writer) int {
 	docs, diags, err := loadPaths("lint", paths, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "fkc: %v\n", err)
-		return 2
+		return 1
 	}
 	all := append(diags, registry.Build(docs).Diags...)
 	sortDiags(all)

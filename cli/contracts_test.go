@@ -170,8 +170,23 @@ func TestLint(t *testing.T) {
 	if code, _, stderr := call(lintCmd, "../contracts/embed.go", seedsDir); code != 1 || !strings.Contains(stderr, "skipping") {
 		t.Errorf("non-.md operand: exit %d %s", code, stderr)
 	}
-	if code, _, _ := call(lintCmd, "/nonexistent/x.md"); code != 2 {
-		t.Errorf("missing file: exit %d", code)
+	// a missing file is an error (1), not a usage error (2)
+	if code, _, _ := call(lintCmd, "/nonexistent/x.md"); code != 1 {
+		t.Errorf("missing file: exit %d, want 1", code)
+	}
+	// The user's seeds come as .txt files: named, or in a directory, they
+	// are linted as documents (the ```fkc block tells); operands with no
+	// document at all are an error, not an empty success.
+	txt := filepath.Join(t.TempDir(), "seed.txt")
+	os.WriteFile(txt, src, 0o644)
+	for _, op := range []string{txt, filepath.Dir(txt)} {
+		code, _, stderr := call(lintCmd, op)
+		if code != 1 || strings.Contains(stderr, "skipping") || !strings.Contains(stderr, "fkc lint: 1 documents:") {
+			t.Errorf("lint %s: exit %d, want 1 (its DuplicateKernelRef keys), one document read:\n%s", op, code, stderr)
+		}
+	}
+	if code, _, stderr := call(lintCmd, "../contracts/embed.go"); code != 1 || !strings.Contains(stderr, "no FKC document") {
+		t.Errorf("only a Go file: exit %d, want 1 and 'no FKC document':\n%s", code, stderr)
 	}
 }
 
