@@ -6,6 +6,7 @@
 package bench
 
 import (
+	"errors"
 	"fmt"
 	"math/rand"
 	"runtime"
@@ -119,6 +120,11 @@ type Result struct {
 	// memory still grew (see settle).
 	Settle int    `json:"settle_runs"`
 	Error  string `json:"error,omitempty"`
+	// Skipped: the case cannot run on this adapter (a *kernels.Unavailable:
+	// a missing feature or a binding limit, e.g. lavapipe's 128 MiB storage
+	// bindings against sum_all's 256 MiB input). Not a failure of fkc
+	// bench; a single call (fkc.bench) still answers it as an error.
+	Skipped string `json:"skipped,omitempty"`
 }
 
 // settle bounds the untimed runs that let a process's memory reach its
@@ -180,7 +186,11 @@ func Measure(e *engine.Engine, b engine.Backend, name, kernel string, c *kernels
 		res, err = e.Run(b, c)
 	}
 	if err != nil {
-		r.Error = err.Error()
+		if u := (*kernels.Unavailable)(nil); errors.As(err, &u) {
+			r.Skipped = err.Error()
+		} else {
+			r.Error = err.Error()
+		}
 		return r
 	}
 	r.Kernel, r.Provider, r.Backend = res.Kernel, res.Provider, res.Backend
@@ -276,6 +286,9 @@ func Names() []string {
 func (r Result) String() string {
 	if r.Error != "" {
 		return fmt.Sprintf("%-44s error: %s", r.Case, r.Error)
+	}
+	if r.Skipped != "" {
+		return fmt.Sprintf("%-44s skipped: %s", r.Case, r.Skipped)
 	}
 	dev := ""
 	if r.DeviceNs > 0 {

@@ -69,6 +69,9 @@ func scriptBench(reqJSON string) (any, error) {
 	if r.Error != "" {
 		return nil, fmt.Errorf("fkc: %s", r.Error)
 	}
+	if r.Skipped != "" {
+		return nil, fmt.Errorf("fkc: %s", r.Skipped)
+	}
 	times := make([]float64, len(r.TimesNs))
 	for i, t := range r.TimesNs {
 		times[i] = float64(t) / 1e6

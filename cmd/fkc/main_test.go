@@ -107,3 +107,20 @@ func TestVerifyVulkan(t *testing.T) {
 	}
 	t.Log(last)
 }
+
+// A bench case the adapter cannot hold is skipped, with the reason, and is
+// not a failure: sum_all's 256 MiB input is past lavapipe's 128 MiB
+// storage bindings (the H200 runs it).
+func TestBenchSkipsWhatTheAdapterCannotRun(t *testing.T) {
+	haveVulkan(t)
+	code, out, stderr := run(t, "bench", "--backend", "vulkan", "--op", "sum_all f32", "--reps", "1")
+	if code != 0 {
+		t.Fatalf("fkc bench --op sum_all: exit %d\n%s%s", code, out, stderr)
+	}
+	ran := strings.Contains(out, " GB/s")
+	skipped := strings.Contains(out, "skipped: sum_all: not available on this adapter")
+	if ran == skipped {
+		t.Errorf("want one line that either ran or says why it was skipped:\n%s", out)
+	}
+	t.Log(strings.TrimSpace(out))
+}
