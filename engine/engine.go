@@ -165,6 +165,12 @@ func (e *Engine) Exercised(entryPoint string) []kernels.Variant {
 	return e.entries[entryPoint].Exercised()
 }
 
+// OwnOrder says whether an entry point adds in an order of its own
+// contract rather than the oracle's (kernels.Link.OwnOrder).
+func (e *Engine) OwnOrder(entryPoint string) bool {
+	return e.entries[entryPoint].OwnOrder
+}
+
 // DispatchVariants is the variants for which dispatch picks this entry
 // point (empty for kernels run only from their own page).
 func (e *Engine) DispatchVariants(entryPoint string) []kernels.Variant {

@@ -104,6 +104,10 @@ type Link struct {
 	Impl Impl
 	// Where names the implementation for docs ("kernels/cpu.Pad").
 	Where string
+	// OwnOrder: the kernel adds in an order of its own contract, not the
+	// oracle's (sum_all_blocked), so fkc verify checks it within the
+	// any-order bound instead of bit for bit, even on the CPU.
+	OwnOrder bool
 	// Unavailable, when set, says why this device cannot run the kernel
 	// (a missing feature: "needs 64-bit atomics"); its Impl answers with a
 	// *Unavailable error. Empty for runnable links and device-less tables.

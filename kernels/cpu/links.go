@@ -106,7 +106,7 @@ func Links() []kernels.Link {
 		}, Where: "kernels/cpu.MaskedFill"},
 		// A sum in its own contracted order: run from its page or chosen by
 		// name, never in place of sum_all's flat fold.
-		{EntryPoint: "fkc::cpu::sum_all_blocked", Runs: v("sum", kernels.FormAll), Impl: unary(SumAllBlocked), Where: "kernels/cpu.SumAllBlocked (blocked 32-lane order; SumAllBlockedRef is its reference walk)"},
+		{EntryPoint: "fkc::cpu::sum_all_blocked", Runs: v("sum", kernels.FormAll), OwnOrder: true, Impl: unary(SumAllBlocked), Where: "kernels/cpu.SumAllBlocked (blocked 32-lane order; SumAllBlockedRef is its reference walk)"},
 	}
 	padBackward := func(c *kernels.Call) (*tensor.Tensor, error) {
 		return PadBackward(c.In("grad_out"), c.Mode, c.Padding)
