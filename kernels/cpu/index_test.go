@@ -237,6 +237,10 @@ func TestIndexErrors(t *testing.T) {
 		// gather
 		{"gather out of range", func() error { _, err := Gather(d, u32s([]int{1, 2}, 1, 2), 1); return err },
 			[]string{"gather: indices[0,1] = 2 is out of range (contract: indices < data.shape[dim] = 2)"}},
+		// an empty gathered axis under several index rows (it panicked in
+		// the row loop's prefetch, reported as an internal error)
+		{"gather empty axis", func() error { _, err := Gather(f32(3, 0), u32s([]int{3, 2}, 0, 0, 0, 0, 0, 0), 1); return err },
+			[]string{"gather: indices[0,0] = 0 is out of range (contract: indices < data.shape[dim] = 0)"}},
 		{"gather rank", func() error { _, err := Gather(d, u32s([]int{2}, 0, 0), 0); return err },
 			[]string{"gather: indices has rank 1 but data has rank 2 (contract: indices same_rank=data)"}},
 		{"gather too large", func() error { _, err := Gather(d, u32s([]int{1, 3}, 0, 0, 0), 0); return err },
