@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"unicode/utf8"
 )
 
 // WriteNpyFile writes t to path as a .npy file, atomically: the data goes
@@ -54,7 +55,7 @@ func WriteFileAtomic(path string, write func(io.Writer) error) error {
 		return fmt.Errorf("write %s: %w", path, unwrapPath(err))
 	}
 	dir := filepath.Dir(target)
-	tmp, err := createTemp(dir, "."+filepath.Base(target)+".tmp-", perm)
+	tmp, err := createTemp(dir, tempPrefix(filepath.Base(target)), perm)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, unwrapPath(err))
 	}
@@ -146,6 +147,22 @@ func writeThrough(path string, write func(io.Writer) error) error {
 
 // createTemp creates a new file prefix+random in dir with mode perm (less
 // the umask). os.CreateTemp would always give 0600.
+// tempPrefix is the temporary file's name before its random suffix: the
+// target's name, cut short (at a character boundary) where the whole
+// name would pass the 255-byte limit of most file systems — a target's
+// own name can be 255 bytes long.
+func tempPrefix(base string) string {
+	const keep = 255 - len(".") - len(".tmp-") - 13 // 13: a base-36 uint64
+	if len(base) > keep {
+		cut := keep
+		for cut > 0 && !utf8.RuneStart(base[cut]) {
+			cut--
+		}
+		base = base[:cut]
+	}
+	return "." + base + ".tmp-"
+}
+
 func createTemp(dir, prefix string, perm fs.FileMode) (*os.File, error) {
 	for range 1000 {
 		name := filepath.Join(dir, prefix+strconv.FormatUint(rand.Uint64(), 36))

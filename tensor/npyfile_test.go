@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func arange(n int) *Tensor {
@@ -148,5 +149,34 @@ func TestWriteFileAtomicFailingWriter(t *testing.T) {
 	}
 	if names := dirNames(t, dir); len(names) != 1 {
 		t.Fatalf("left behind: %v", names)
+	}
+}
+
+// A file name of up to 255 bytes can be written and replaced: the
+// temporary file's name, the target's plus 19 bytes, is cut to fit (a
+// 237-byte name failed with "file name too long"). Multi-byte names are
+// cut at a character boundary.
+func TestWriteFileAtomicLongName(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{
+		strings.Repeat("a", 251) + ".npy",
+		strings.Repeat("é", 125) + ".npy", // 254 bytes
+		strings.Repeat("b", 232) + ".npy", // 236: fitted before
+	} {
+		p := filepath.Join(dir, name)
+		for _, body := range []string{"first", "second"} {
+			if err := WriteFileAtomic(p, func(w io.Writer) error { _, err := io.WriteString(w, body); return err }); err != nil {
+				t.Fatalf("%d-byte name: %v", len(name), err)
+			}
+			if got, _ := os.ReadFile(p); string(got) != body {
+				t.Fatalf("%d-byte name: read back %q, want %q", len(name), got, body)
+			}
+		}
+	}
+	if names := dirNames(t, dir); len(names) != 3 {
+		t.Fatalf("left behind: %v", names)
+	}
+	if p := tempPrefix(strings.Repeat("é", 125)); !utf8.ValidString(p) || len(p)+13 > 255 {
+		t.Errorf("prefix %d bytes, valid UTF-8 %v", len(p), utf8.ValidString(p))
 	}
 }
