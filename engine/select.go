@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/fkc-playground/fkc/contract"
@@ -53,12 +54,34 @@ func checkOperandDTypes(b *registry.Binding, o *ops.Op, c *kernels.Call) error {
 			break
 		}
 		name := o.Inputs[i].Name
-		if t := c.Inputs[name]; t.DType != b.InputDTypes[i] {
+		t := c.Inputs[name]
+		if t.DType != b.InputDTypes[i] {
 			return kernels.Violatef(c.Op, "%s has dtype %s but %s %s takes %s (contract: %s.dtypes %v)%s",
 				name, t.DType, b.Kernel.Name, in.Name, b.InputDTypes[i], in.Name, in.DTypeNames, remedy(t.DType, b.InputDTypes[i]))
 		}
+		if lo, hi, ok := rankRange(in.Rank); ok && (t.Rank() < lo || t.Rank() > hi) {
+			return kernels.Violatef(c.Op, "%s has rank %d but %s takes rank %s (contract: %s.rank %s)",
+				name, t.Rank(), b.Kernel.Name, in.Rank, in.Name, in.Rank)
+		}
 	}
 	return nil
+}
+
+// rankRange reads an input's declared rank: "N" or "A..=B"; ok is false
+// for "any", an empty rank and forms it does not know (no check).
+func rankRange(s string) (lo, hi int, ok bool) {
+	a, b, isRange := strings.Cut(strings.TrimSpace(s), "..=")
+	lo, err := strconv.Atoi(a)
+	if err != nil {
+		return 0, 0, false
+	}
+	if !isRange {
+		return lo, lo, true
+	}
+	if hi, err = strconv.Atoi(b); err != nil || hi < lo {
+		return 0, 0, false
+	}
+	return lo, hi, true
 }
 
 // remedy is the one-line fix a NumPy or PyTorch user needs when an operand

@@ -124,3 +124,21 @@ func TestBenchSkipsWhatTheAdapterCannotRun(t *testing.T) {
 	}
 	t.Log(strings.TrimSpace(out))
 }
+
+// A contract's declared input rank is enforced: the Vulkan pad kernels
+// take rank 1..=8, so a rank-0 tensor is refused there with the
+// constraint named, while the CPU pad (rank: any) pads it.
+func TestContractRankEnforced(t *testing.T) {
+	haveVulkan(t)
+	dir := t.TempDir()
+	in := filepath.Join(dir, "s.npy")
+	os.WriteFile(in, tensor.NpyBytes(tensor.New(tensor.F32, nil)), 0o644)
+	args := []string{"run", "pad", "--mode", "reflect", "--padding", "", "-i", "x=" + in, "-o", filepath.Join(dir, "o.npy")}
+	if code, _, stderr := run(t, append(args, "--backend", "cpu")...); code != 0 {
+		t.Errorf("cpu: exit %d: %s", code, stderr)
+	}
+	code, _, stderr := run(t, append(args, "--backend", "vulkan")...)
+	if want := "fkc: pad: x has rank 0 but pad_reflect_b4 takes rank 1..=8 (contract: input.rank 1..=8)"; code != 1 || strings.TrimSpace(stderr) != want {
+		t.Errorf("vulkan: exit %d %q, want 1 %q", code, stderr, want)
+	}
+}
