@@ -151,8 +151,12 @@ func PadBackwardInShape(op string, mode Mode, out []int, pads []Pad) ([]int, err
 // reflectRemedy is the way out of a too-wide reflect pad: the widest that
 // axis takes, or the mode that takes any width.
 func reflectRemedy(axis, n int) string {
-	if n <= 1 {
-		return fmt.Sprintf("an axis of size %d takes no reflect padding — --mode replicate pads it to any width", n)
+	if n == 0 {
+		// replicate has no edge element to repeat here either
+		return "an empty axis takes no reflect padding — --mode constant pads it with the fill value"
+	}
+	if n == 1 {
+		return "an axis of size 1 takes no reflect padding — --mode replicate pads it to any width"
 	}
 	return fmt.Sprintf("the widest reflect pad on axis %d is %d:%d — for more, --mode replicate repeats the edge", axis, n-1, n-1)
 }

@@ -35,6 +35,12 @@ func TestPadShapeArithmetic(t *testing.T) {
 		{"exactly MaxInt", false, Constant, []int{3}, []Pad{{maxInt - 3, 0}}, []int{maxInt}, nil},
 		{"empty axis, MaxInt pad", false, Constant, []int{0}, []Pad{{maxInt, 0}}, []int{maxInt}, nil},
 		{"reflect huge", false, Reflect, []int{3}, []Pad{{maxInt, maxInt}}, nil, []string{"reflect padding"}},
+		// the way out named for a too-wide reflect pad must work: an empty
+		// axis has no edge to replicate, so constant; size 1, replicate
+		{"reflect on an empty axis", false, Reflect, []int{0}, []Pad{{1, 0}}, nil, []string{"an empty axis takes no reflect padding — --mode constant"}},
+		{"its remedy", false, Constant, []int{0}, []Pad{{1, 0}}, []int{1}, nil},
+		{"reflect on size 1", false, Reflect, []int{1}, []Pad{{1, 0}}, nil, []string{"an axis of size 1 takes no reflect padding — --mode replicate"}},
+		{"its remedy too", false, Replicate, []int{1}, []Pad{{1, 0}}, []int{2}, nil},
 		{"negative pad", false, Constant, []int{3}, []Pad{{-1, 0}}, nil, []string{"negative"}},
 		{"negative input size", false, Constant, []int{-5}, []Pad{{maxInt, 0}}, nil, []string{"negative"}},
 		// backward: out - before - after must not wrap back into range
