@@ -38,6 +38,9 @@ func parseRun(args []string) (*runArgs, error) {
 		default:
 			key = ""
 		}
+		if a == "-h" || a == "--help" {
+			return nil, errHelp
+		}
 		if key == "" || !strings.HasPrefix(a, "-") {
 			// An op flag, its value, or --dtype: ops.Parse and SplitDType
 			// read these, strictly, in order.
@@ -74,6 +77,9 @@ func parseRun(args []string) (*runArgs, error) {
 		case "backend":
 			r.backend = val
 		case "kernel":
+			if val == "" {
+				return nil, kernels.Usagef("--kernel wants PROVIDER/NAME (fkc contracts lists them), got an empty value")
+			}
 			r.kernel = val
 		case "o":
 			r.out = val
@@ -95,6 +101,10 @@ func run(args []string, stdout, stderr io.Writer, cfg Config) int {
 		return 0
 	}
 	r, err := parseRun(args)
+	if err == errHelp {
+		runHelp(stdout)
+		return 0
+	}
 	if err != nil {
 		return fail(stderr, err)
 	}
@@ -133,12 +143,13 @@ func run(args []string, stdout, stderr io.Writer, cfg Config) int {
 	if err != nil {
 		return fail(stderr, err)
 	}
-	fmt.Fprintln(stderr, res.ServedBy())
 	// Atomic (temporary file, fsync, rename): a failed write leaves an
-	// existing file, which may be one of the inputs, as it was.
+	// existing file, which may be one of the inputs, as it was. The kernel
+	// line comes after it, so a failed run prints only its "fkc:" line.
 	if err := atomicWrite(func() error { return tensor.WriteNpyFile(r.out, res.Out) }); err != nil {
 		return fail(stderr, err)
 	}
+	fmt.Fprintln(stderr, res.ServedBy())
 	return 0
 }
 

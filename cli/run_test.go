@@ -113,6 +113,10 @@ func TestRunExitCodes(t *testing.T) {
 		{[]string{"run", "sum", "-i", "x=" + filepath.Join(dir, "missing.npy"), "-o", out}, 1, "no such file"},
 		{[]string{"run", "sum", "--backend", "tpu", "-i", "x=" + in, "-o", out}, 2, "unknown backend"},
 		{[]string{"frob"}, 2, "unknown command"},
+		{[]string{"run", "sum", "--kernel", "", "-i", "x=" + in, "-o", out}, 2, "--kernel wants PROVIDER/NAME"},
+		// a write that fails prints its one fkc: line, no kernel line before it
+		{[]string{"run", "sum", "-i", "x=" + in, "-o", dir}, 1, "is a directory"},
+		{[]string{"run", "sum", "-i", "x=" + in, "-o", filepath.Join(dir, "no", "o.npy")}, 1, "fkc: write"},
 	}
 	for _, c := range cases {
 		code, _, stderr := runMain(c.args...)
@@ -142,7 +146,7 @@ func TestDevicesTakesNoArguments(t *testing.T) {
 }
 
 func TestSubcommandHelp(t *testing.T) {
-	for _, args := range [][]string{{"bench", "-h"}, {"bench", "--help"}, {"verify", "-h"}} {
+	for _, args := range [][]string{{"bench", "-h"}, {"bench", "--help"}, {"verify", "-h"}, {"run", "sum", "--help"}, {"run", "pad", "--mode", "reflect", "-h"}} {
 		code, out, errOut := runMain(args...)
 		if code != 0 || !strings.HasPrefix(out, "usage: fkc "+args[0]) || !strings.Contains(out, "-backend") || errOut != "" {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errOut)
