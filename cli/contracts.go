@@ -369,6 +369,7 @@ func Lint(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	all := append(diags, registry.Build(docs).Diags...)
+	all = append(all, contracts.UnknownOpKinds(docs)...)
 	sortDiags(all)
 	count := map[string]int{}
 	for _, d := range all {

@@ -170,6 +170,15 @@ func TestLint(t *testing.T) {
 	if code, _, stderr := call(lintCmd, "../contracts/embed.go", seedsDir); code != 1 || !strings.Contains(stderr, "skipping") {
 		t.Errorf("non-.md operand: exit %d %s", code, stderr)
 	}
+	// a misspelt op_kind is a warning naming the known kinds
+	mis := filepath.Join(t.TempDir(), "mis.md")
+	os.WriteFile(mis, []byte(strings.Replace(string(src), "op_kind: Gather", "op_kind: Gathr", 1)), 0o644)
+	if _, out, _ := call(lintCmd, mis); !strings.Contains(out, "warning: UnknownOpKind: op_kind Gathr is none of the kinds the shipped contracts use (ArgMaxDim,") {
+		t.Errorf("misspelt op_kind: no UnknownOpKind warning:\n%s", out)
+	}
+	if _, out, _ := call(lintCmd, seedsDir); strings.Contains(out, "UnknownOpKind") {
+		t.Errorf("a seed's op_kind is unknown:\n%s", out)
+	}
 	// a missing file is an error (1), not a usage error (2)
 	if code, _, _ := call(lintCmd, "/nonexistent/x.md"); code != 1 {
 		t.Errorf("missing file: exit %d, want 1", code)

@@ -307,6 +307,8 @@ func TestBrokenCopies(t *testing.T) {
 		{"bad determinism", "determinism:", func(l string) string { return strings.Replace(l, "determinism: ", "determinism: sometimes_", 1) }, same, "determinism", "error"},
 		{"unknown top-level key", "kernel_revision_hash:", func(l string) string { return strings.Replace(l, "kernel_revision_hash", "kernel_revision_hsh", 1) }, same, "unknown top-level key kernel_revision_hsh", "warning"},
 		{"heading mismatch", "## ", func(l string) string { return "## not_this_kernel (a heading)" }, same, "does not match", "warning"},
+		// yaml.v3 numbers this parser error one line early (0-based)
+		{"unclosed flow sequence", "blurb:", func(l string) string { return strings.Replace(l, "blurb: ", "blurb: [unclosed ", 1) }, same, "is not valid YAML: did not find expected ',' or ']'", "error"},
 		{"bad dtype_rule", "dtype_rule:", func(l string) string { return strings.Replace(l, "dtype_rule: ", "dtype_rule: widen(", 1) }, same, "dtype_rule", "error"},
 	}
 	for _, s := range seeds {

@@ -231,6 +231,13 @@ func (p *parser) decodeYAML(c *canonResult, from, errLine int, what string) *yam
 		if m := reYAMLLine.FindStringSubmatch(msg); m != nil {
 			if l, e := strconv.Atoi(m[1]); e == nil {
 				line = from + l
+				// yaml.v3 numbers a parser error ("did not find expected
+				// ',' or ']'") by its context's 0-based line, the line
+				// where the unclosed '[' or '{' opened; scanner errors
+				// come 1-based.
+				if strings.HasPrefix(m[2], "did not find expected") {
+					line++
+				}
 			}
 			msg = m[2]
 		} else {

@@ -6,6 +6,7 @@ package contracts
 
 import (
 	"embed"
+	"fmt"
 	"io/fs"
 	"path"
 	"sort"
@@ -90,4 +91,37 @@ func load(files []string) ([]*contract.Document, []contract.Diagnostic) {
 		diags = append(diags, ds...)
 	}
 	return docs, diags
+}
+
+// UnknownOpKinds warns of kernels whose op_kind none of the shipped
+// contracts (the seeds and this project's own) uses: a misspelt kind
+// ("MaskedFil") keys the kernel's bindings apart from its op's others, so
+// DuplicateKernelRef and the catalog's op filter no longer see them
+// together. A warning, not an error: a contract may describe an op this
+// project does not run. fkc lint and the page's contract editor both
+// report it.
+func UnknownOpKinds(docs []*contract.Document) []contract.Diagnostic {
+	shipped, _ := LoadAll()
+	known := map[string]bool{}
+	for _, d := range shipped {
+		for _, k := range d.Kernels {
+			known[k.OpKind] = true
+		}
+	}
+	names := make([]string, 0, len(known))
+	for k := range known {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var out []contract.Diagnostic
+	for _, d := range docs {
+		for _, k := range d.Kernels {
+			if k.OpKind != "" && !known[k.OpKind] {
+				out = append(out, contract.Diagnostic{File: d.File, Line: k.BlockLine, Severity: "warning", Code: "UnknownOpKind",
+					Msg:     fmt.Sprintf("op_kind %s is none of the kinds the shipped contracts use (%s)", k.OpKind, strings.Join(names, ", ")),
+					Kernels: []contract.KernelID{d.KernelID(k)}})
+			}
+		}
+	}
+	return out
 }

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/fkc-playground/fkc/contract"
+	"github.com/fkc-playground/fkc/contracts"
 	"github.com/fkc-playground/fkc/registry"
 )
 
@@ -53,7 +54,7 @@ func Author(file string, src []byte) *Authored {
 		docs = append(docs, a.Doc)
 	}
 	a.Reg = registry.Build(docs)
-	a.Diags = append(append([]contract.Diagnostic(nil), a.Diags...), a.Reg.Diags...)
+	a.Diags = append(append(append([]contract.Diagnostic(nil), a.Diags...), a.Reg.Diags...), contracts.UnknownOpKinds(docs)...)
 	if c, err := contract.Format(src); err != nil {
 		a.FmtErr = err.Error()
 	} else {
