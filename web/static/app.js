@@ -128,7 +128,9 @@
       early = null;
       document.getElementById("main").innerHTML = "";
       banner("err", "The playground failed to load: " + e.message);
-      readyReject(e);
+      // the console API's promises reject with one "fkc: …" Error, as every
+      // other failure of fkc.run / fkc.bench does (SPEC §6)
+      readyReject(new Error("fkc: the playground failed to load: " + e.message));
     }
   }
 
