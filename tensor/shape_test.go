@@ -62,3 +62,25 @@ func TestParseShapeRefusesOverflow(t *testing.T) {
 		}
 	}
 }
+
+// A shape of more axes than NumPy allows is refused (an output NumPy
+// cannot load was written before), and the message names the rank, not
+// the thousands of axes.
+func TestCheckShapeRank(t *testing.T) {
+	ones := func(n int) []int {
+		s := make([]int, n)
+		for i := range s {
+			s[i] = 1
+		}
+		return s
+	}
+	if err := CheckShape(ones(MaxRank)); err != nil {
+		t.Errorf("rank %d: %v", MaxRank, err)
+	}
+	for _, n := range []int{MaxRank + 1, 400000} {
+		err := CheckShape(ones(n))
+		if err == nil || len(err.Error()) > 100 || !strings.Contains(err.Error(), "more than 64 axes") {
+			t.Errorf("rank %d: %v", n, err)
+		}
+	}
+}

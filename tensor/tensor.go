@@ -36,12 +36,20 @@ func NumElems(shape []int) int {
 	return n
 }
 
+// MaxRank is NumPy 2's limit on an array's axes (NPY_MAXDIMS; NumPy 1.x
+// reads at most 32): a tensor of more could not be loaded from the .npy
+// file it would be written to.
+const MaxRank = 64
+
 // CheckShape validates a shape: non-negative dims and a bounded element
 // count. The bound applies to the product of the non-empty axes, whatever
 // their order: an empty tensor's strides and every shape derived from it
 // (a reduction drops the empty axis; a pad fills it) must fit as well, so
 // [0, 2^40, 2^40] is refused just as [2^40, 2^40, 0] is.
 func CheckShape(shape []int) error {
+	if len(shape) > MaxRank {
+		return fmt.Errorf("rank %d: more than %d axes, the most NumPy reads or writes", len(shape), MaxRank)
+	}
 	n, empty := 1, false
 	for i, d := range shape {
 		if d < 0 {
