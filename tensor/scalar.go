@@ -33,7 +33,7 @@ func FloatScalar(v float64) Scalar { return Scalar{isFloat: true, f: v} }
 
 // ParseScalar reads a decimal integer ("-3", "18446744073709551615"), a
 // float ("2.5", "1e10", "-0", "nan", "inf", "-inf") or true/false, strictly:
-// nothing may follow the number.
+// nothing may follow the number, and it is decimal (no "0x1p4", no "1_0").
 func ParseScalar(s string) (Scalar, error) {
 	switch strings.ToLower(s) {
 	case "true":
@@ -53,6 +53,11 @@ func ParseScalar(s string) (Scalar, error) {
 			return Scalar{}, fmt.Errorf("%q is outside every integer dtype's range", s)
 		}
 		return Scalar{neg: neg && m != 0, mag: m}, nil
+	}
+	if strings.ContainsAny(s, "_xX") {
+		// Go's syntax, which ParseFloat reads, also takes digit separators
+		// ("1_0") and hexadecimal floats ("0x1p4"); a fill value is decimal
+		return Scalar{}, fmt.Errorf("%q is not a number (a decimal integer or float, inf, nan, true or false)", s)
 	}
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil {

@@ -64,7 +64,7 @@ func TestScalarEncode(t *testing.T) {
 			t.Errorf("%s on %s: bits %#x, want %#x", g.v, g.dt, got, g.bits)
 		}
 	}
-	for _, junk := range []string{"", "3abc", "1.2.3", "--1", "0x", " 1", "1 "} {
+	for _, junk := range []string{"", "3abc", "1.2.3", "--1", "0x", " 1", "1 ", "1_0", "1_000.5", "0x1p4", "0X10", "-0x1p-2"} {
 		if _, err := ParseScalar(junk); err == nil {
 			t.Errorf("%q parsed", junk)
 		}
