@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -44,10 +45,17 @@ type Gen struct {
 	Lo     float64 `json:"lo,omitempty"`     // random (integers in [Lo, Hi]), uniform ([Lo, Hi))
 	Hi     float64 `json:"hi,omitempty"`     //
 	Values string  `json:"values,omitempty"` // values: "1, 2.5, nan, -inf"; repeated cyclically
+	// Bad says which field of a form or share link did not parse (e.g.
+	// `seed "abc" is not a non-negative integer`); Make refuses the
+	// generator with it rather than run with a stand-in 0.
+	Bad string `json:"-"`
 }
 
 // Make builds the tensor a Gen describes. Errors name the field at fault.
 func (g Gen) Make() (*tensor.Tensor, error) {
+	if g.Bad != "" {
+		return nil, errors.New(g.Bad)
+	}
 	shape, err := tensor.ParseShape(g.Shape)
 	if err != nil {
 		return nil, err
@@ -61,15 +69,40 @@ func (g Gen) Make() (*tensor.Tensor, error) {
 	}
 	t := tensor.New(dt, shape)
 	n := t.NumElems()
+	// Every value the fill can make must be one the dtype holds, as a
+	// --value must (tensor.Scalar.Encode): a U8 input of 300 is an error,
+	// not a wrapped 44. The range's ends are checked, and each listed value.
+	fits := func(what string, v float64) error {
+		if _, err := tensor.FloatScalar(v).Encode(dt); err != nil {
+			return fmt.Errorf("%s: %v", what, err)
+		}
+		return nil
+	}
 	switch g.Kind {
 	case "", "arange":
+		if n > 0 {
+			if err := fits("arange", float64(n-1)); err != nil {
+				return nil, err
+			}
+		}
 		for i := 0; i < n; i++ {
 			t.Set(i, float64(i))
 		}
 	case "random":
+		if math.IsNaN(g.Lo) || math.IsNaN(g.Hi) || math.IsInf(g.Lo, 0) || math.IsInf(g.Hi, 0) {
+			return nil, fmt.Errorf("random: the range [%v, %v] must have finite ends", g.Lo, g.Hi)
+		}
 		lo, hi := math.Ceil(g.Lo), math.Floor(g.Hi)
 		if hi < lo {
 			return nil, fmt.Errorf("random: empty range [%v, %v]", g.Lo, g.Hi)
+		}
+		if hi-lo >= 1<<53 {
+			return nil, fmt.Errorf("random: the range [%v, %v] holds more than 2^53 integers (the most a float64 counts exactly)", g.Lo, g.Hi)
+		}
+		if n > 0 {
+			if err := errors.Join(fits("random", lo), fits("random", hi)); err != nil {
+				return nil, err
+			}
 		}
 		r := rand.New(rand.NewPCG(g.Seed, 0x666b63))
 		span := uint64(hi-lo) + 1
@@ -77,8 +110,22 @@ func (g Gen) Make() (*tensor.Tensor, error) {
 			t.Set(i, lo+float64(r.Uint64N(span)))
 		}
 	case "uniform":
-		if !(g.Hi > g.Lo) {
-			return nil, fmt.Errorf("uniform: empty range [%v, %v)", g.Lo, g.Hi)
+		if math.IsInf(g.Lo, 0) || math.IsInf(g.Hi, 0) || !(g.Hi > g.Lo) {
+			return nil, fmt.Errorf("uniform: empty or unbounded range [%v, %v)", g.Lo, g.Hi)
+		}
+		if n > 0 {
+			// an integer dtype keeps the values' integer parts
+			top := math.Nextafter(g.Hi, g.Lo)
+			if !dt.IsFloat() {
+				top = math.Trunc(top)
+			}
+			bottom := g.Lo
+			if !dt.IsFloat() {
+				bottom = math.Trunc(bottom)
+			}
+			if err := errors.Join(fits("uniform", bottom), fits("uniform", top)); err != nil {
+				return nil, err
+			}
 		}
 		r := rand.New(rand.NewPCG(g.Seed, 0x666b63))
 		for i := 0; i < n; i++ {
@@ -91,6 +138,13 @@ func (g Gen) Make() (*tensor.Tensor, error) {
 		}
 		if len(vals) == 0 && n > 0 {
 			return nil, fmt.Errorf("values: none given for %d elements", n)
+		}
+		for i, v := range vals {
+			if i < n {
+				if err := fits("values", v); err != nil {
+					return nil, err
+				}
+			}
 		}
 		for i := 0; i < n; i++ {
 			t.Set(i, vals[i%len(vals)])

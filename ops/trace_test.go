@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/fkc-playground/fkc/kernels"
@@ -334,6 +335,34 @@ func TestGen(t *testing.T) {
 	for _, bad := range []Gen{{Shape: "2,x", DType: "F32"}, {Shape: "2", DType: "Q8"}, {Shape: "2", DType: "F32", Kind: "values", Values: "1 zz"}, {Shape: "2", DType: "F32", Kind: "random", Lo: 3, Hi: 1}, {Shape: "2000,2000", DType: "F32"}} {
 		if _, err := bad.Make(); err == nil {
 			t.Errorf("%+v: no error", bad)
+		}
+	}
+	// Values the dtype cannot hold are refused, as a --value is, not
+	// wrapped (a U8 300 became 44) or saturated; a range too wide to count
+	// (it panicked in Uint64N) or with a NaN or infinite end is refused.
+	for _, c := range []struct {
+		g    Gen
+		want string
+	}{
+		{Gen{Shape: "300", DType: "U8", Kind: "arange"}, "arange: 299.0 cannot be converted to U8 without overflow"},
+		{Gen{Shape: "4", DType: "U8", Kind: "values", Values: "1 300"}, "values: 300.0 cannot be converted to U8"},
+		{Gen{Shape: "4", DType: "U32", Kind: "values", Values: "nan"}, "values: NaN is not an integer"},
+		{Gen{Shape: "4", DType: "F16", Kind: "values", Values: "70000"}, "largest finite F16: 65504"},
+		{Gen{Shape: "4", DType: "U8", Kind: "random", Lo: -100, Hi: 1000}, "random: -100.0 cannot be converted to U8"},
+		{Gen{Shape: "4", DType: "U8", Kind: "uniform", Lo: 0, Hi: 1000}, "uniform: 999.0 cannot be converted to U8"},
+		{Gen{Shape: "4", DType: "F32", Kind: "random", Lo: 0, Hi: 1e30}, "more than 2^53 integers"},
+		{Gen{Shape: "4", DType: "F32", Kind: "random", Lo: 0, Hi: 18446744073709551615}, "more than 2^53 integers"},
+		{Gen{Shape: "4", DType: "F32", Kind: "random", Lo: math.NaN(), Hi: 3}, "finite ends"},
+		{Gen{Shape: "4", DType: "F32", Kind: "random", Lo: math.Inf(-1), Hi: math.Inf(1)}, "finite ends"},
+		{Gen{Shape: "4", DType: "F32", Kind: "uniform", Lo: 0, Hi: math.Inf(1)}, "unbounded"},
+	} {
+		if _, err := c.g.Make(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want an error containing %q", c.g, err, c.want)
+		}
+	}
+	for _, ok := range []Gen{{Shape: "4", DType: "U8", Kind: "uniform", Lo: 0, Hi: 256}, {Shape: "256", DType: "U8", Kind: "arange"}, {Shape: "4", DType: "BOOL", Kind: "values", Values: "true false"}} {
+		if _, err := ok.Make(); err != nil {
+			t.Errorf("%+v: %v", ok, err)
 		}
 	}
 }

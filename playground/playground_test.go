@@ -2,6 +2,7 @@ package playground
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/fkc-playground/fkc/ops"
@@ -40,5 +41,27 @@ func TestCompare(t *testing.T) {
 	}
 	if d := Compare(a, h); d.Summary == "" || d.Elems != 0 {
 		t.Fatalf("%+v", d)
+	}
+}
+
+// A share link's or the form's seed, lo or hi that does not parse makes
+// the run fail with the field named, instead of running with 0 (a seed of
+// "abc" ran as seed 0 and the link was rewritten to seed=0).
+func TestGenFieldsThatDoNotParse(t *testing.T) {
+	for _, c := range []struct {
+		g    ops.Gen
+		want string
+	}{
+		{DecodeGen("4|F32|random|seed=abc|lo=0|hi=3"), `seed "abc" is not a non-negative integer`},
+		{DecodeGen("4|F32|random|seed=-1|lo=0|hi=3"), `seed "-1" is not a non-negative integer`},
+		{DecodeGen("4|F32|uniform|seed=1|lo=0|hi=zz"), `hi "zz" is not a number`},
+		{DecodeGen("4|F32|random|seed=1|lo=nan|hi=3"), "finite ends"},
+	} {
+		if _, err := c.g.Make(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want %q", c.g, err, c.want)
+		}
+	}
+	if g := DecodeGen("4|F32|random|seed=7|lo=-2|hi=3"); g.Bad != "" || g.Seed != 7 || g.Lo != -2 || g.Hi != 3 {
+		t.Errorf("a good link: %+v", g)
 	}
 }

@@ -133,16 +133,13 @@ func shellJoin(args []string) string {
 func FromForm(row KernelRow, values map[string]string) ops.Case {
 	o := opOf(row)
 	cs := ops.Case{Op: o.Name, Inputs: map[string]ops.Gen{}, Order: o.InputNames(), Flags: []string{}}
-	num := func(k string) float64 {
-		v, _ := strconv.ParseFloat(strings.TrimSpace(values[k]), 64)
-		return v
-	}
 	for _, n := range cs.Order {
 		g := ops.Gen{Shape: strings.TrimSpace(values[n+".shape"]), DType: values[n+".dtype"], Kind: values[n+".kind"]}
 		switch g.Kind {
 		case "random", "uniform":
-			seed, _ := strconv.ParseUint(strings.TrimSpace(values[n+".seed"]), 10, 64)
-			g.Seed, g.Lo, g.Hi = seed, num(n+".lo"), num(n+".hi")
+			genParam(&g, n, "seed", values[n+".seed"])
+			genParam(&g, n, "lo", values[n+".lo"])
+			genParam(&g, n, "hi", values[n+".hi"])
 		case "values":
 			g.Values = values[n+".values"]
 		}
@@ -213,16 +210,46 @@ func DecodeGen(s string) ops.Gen {
 	}
 	for _, kv := range p[min(3, len(p)):] {
 		k, v, _ := strings.Cut(kv, "=")
-		switch k {
-		case "seed":
-			g.Seed, _ = strconv.ParseUint(v, 10, 64)
-		case "lo":
-			g.Lo, _ = strconv.ParseFloat(v, 64)
-		case "hi":
-			g.Hi, _ = strconv.ParseFloat(v, 64)
-		}
+		genParam(&g, "", k, v)
 	}
 	return g
+}
+
+// genParam sets a random or uniform generator's seed, lo or hi from its
+// text (a form field or a share link's k=v), noting in g.Bad the first
+// that does not parse; an empty field is 0. Unknown keys are ignored.
+func genParam(g *ops.Gen, input, key, text string) {
+	text = strings.TrimSpace(text)
+	var err error
+	switch key {
+	case "seed":
+		if text != "" {
+			g.Seed, err = strconv.ParseUint(text, 10, 64)
+		}
+	case "lo", "hi":
+		var v float64
+		if text != "" {
+			v, err = strconv.ParseFloat(text, 64)
+		}
+		if key == "lo" {
+			g.Lo = v
+		} else {
+			g.Hi = v
+		}
+	default:
+		return
+	}
+	if err != nil && g.Bad == "" {
+		what := key
+		if input != "" {
+			what = input + " " + key
+		}
+		want := "a number"
+		if key == "seed" {
+			want = "a non-negative integer"
+		}
+		g.Bad = fmt.Sprintf("%s %q is not %s", what, text, want)
+	}
 }
 
 func fmtNum(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
