@@ -371,6 +371,7 @@ func Lint(args []string, stdout, stderr io.Writer) int {
 	all := append(diags, registry.Build(docs).Diags...)
 	all = append(all, contracts.UnknownOpKinds(docs)...)
 	sortDiags(all)
+	all = contract.CapFindings(all)
 	count := map[string]int{}
 	for _, d := range all {
 		fmt.Fprintln(stdout, d)

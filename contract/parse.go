@@ -92,9 +92,53 @@ var severityRank = map[string]int{"info": 1, "warning": 2, "error": 3}
 // over MaxDiagnostics, with the gravest severity among them.
 func (p *parser) summarizeDropped(lines int) {
 	if p.dropped > 0 {
-		p.diags = append(p.diags, Diagnostic{File: p.file, Line: lines, Severity: p.droppedSev, Code: "TooMany",
-			Msg: fmt.Sprintf("%d more findings are not listed (at most %d per document, contract.MaxDiagnostics)", p.dropped, MaxDiagnostics)})
+		p.diags = append(p.diags, tooMany(p.file, lines, p.droppedSev, p.dropped))
 	}
+}
+
+func tooMany(file string, line int, sev string, n int) Diagnostic {
+	return Diagnostic{File: file, Line: line, Severity: sev, Code: "TooMany",
+		Msg: fmt.Sprintf("%d more findings are not listed (at most %d per document, contract.MaxDiagnostics)", n, MaxDiagnostics)}
+}
+
+// CapFindings bounds the findings listed per document when the loader's
+// are joined by others (the registry's, one per kernel that cannot be
+// fanned out, say): for each file, the first MaxDiagnostics in the given
+// order, then one TooMany finding that counts the rest — the loader's
+// own count included — with the gravest severity among them. A pasted
+// document of 30,000 empty sections listed 31,001 findings without it.
+func CapFindings(ds []Diagnostic) []Diagnostic {
+	kept := map[string]int{}
+	dropped := map[string]int{}
+	sev := map[string]string{}
+	last := map[string]int{}
+	var order []string
+	out := ds[:0:0]
+	for _, d := range ds {
+		if _, ok := kept[d.File]; !ok {
+			kept[d.File] = 0
+			order = append(order, d.File)
+		}
+		last[d.File] = max(last[d.File], d.Line)
+		n := 1
+		if d.Code == "TooMany" {
+			fmt.Sscanf(d.Msg, "%d more findings", &n)
+		} else if kept[d.File] < MaxDiagnostics {
+			kept[d.File]++
+			out = append(out, d)
+			continue
+		}
+		dropped[d.File] += n
+		if severityRank[d.Severity] > severityRank[sev[d.File]] {
+			sev[d.File] = d.Severity
+		}
+	}
+	for _, f := range order {
+		if dropped[f] > 0 {
+			out = append(out, tooMany(f, last[f], sev[f], dropped[f]))
+		}
+	}
+	return out
 }
 
 func (p *parser) layout(L *layout) {

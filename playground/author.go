@@ -55,6 +55,7 @@ func Author(file string, src []byte) *Authored {
 	}
 	a.Reg = registry.Build(docs)
 	a.Diags = append(append(append([]contract.Diagnostic(nil), a.Diags...), a.Reg.Diags...), contracts.UnknownOpKinds(docs)...)
+	a.Diags = contract.CapFindings(a.Diags)
 	if c, err := contract.Format(src); err != nil {
 		a.FmtErr = err.Error()
 	} else {

@@ -2,6 +2,7 @@ package playground
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -64,6 +65,22 @@ func TestAuthorBadInput(t *testing.T) {
 	over := Author("over.md", []byte(strings.Repeat("x\n", contract.MaxLines+1)))
 	if r := authorSite(over).AuthorResult(over); r.Loaded || r.Findings[0].Code != "TooLarge" {
 		t.Errorf("a document over MaxLines: %+v", r.Findings)
+	}
+	// 30,000 sections with no inputs: the loader's findings (capped) and
+	// one FanOut finding each from the registry, which the loader's cap
+	// did not bound (31,001 findings listed, a frozen tab). At most MaxDiagnostics are listed, then one counts the
+	// rest, the loader's own count included.
+	var many strings.Builder
+	for i := range 30000 {
+		fmt.Fprintf(&many, "## k%d\n\n```fkc\nkernel: k%d\nop_kind: Pad\nregistrable: true\nbackend: Cpu\n```\n", i, i)
+	}
+	a := Author("many.md", []byte(many.String()))
+	var rest int
+	if len(a.Diags) == contract.MaxDiagnostics+1 {
+		fmt.Sscanf(a.Diags[len(a.Diags)-1].Msg, "%d more findings", &rest)
+	}
+	if rest < 30000 {
+		t.Errorf("30,000 sections: %d findings, the last %+v", len(a.Diags), a.Diags[len(a.Diags)-1])
 	}
 	for _, c := range []struct {
 		b    []byte
