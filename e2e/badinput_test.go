@@ -39,6 +39,28 @@ func TestScriptingAPIBadInput(t *testing.T) {
 			t.Errorf("%s: %s rejected with %q, want an Error starting \"fkc: \"", name, call, got)
 		}
 	}
+	// What JSON cannot carry is refused by name: NaN and Infinity became
+	// null (a shape [NaN] ran as [0], a fill NaN as zeros, reps NaN as the
+	// default), a BigInt threw a TypeError, a missing shape meant rank 0,
+	// and a string argument answered with Go's struct type.
+	bench := func(x, rest string) string {
+		return `fkc.bench({op: "sum", backend: "cpu", flags: [], inputs: {x: ` + x + `}` + rest + `})`
+	}
+	named := map[string]string{
+		bench(`{shape: [NaN], dtype: "F32", fill: 1}`, ""):          "fkc: element 0 of a list is NaN",
+		bench(`{shape: [Infinity], dtype: "F32", fill: 1}`, ""):     "fkc: element 0 of a list is Infinity",
+		bench(`{shape: [4], dtype: "F32", fill: NaN}`, ""):          "fkc: fill is NaN",
+		bench(`{shape: [4], dtype: "F32", fill: 1}`, ", reps: NaN"): "fkc: reps is NaN",
+		bench(`{shape: [4], dtype: "F32", fill: 1}`, ", reps: 3n"):  "fkc: reps is a BigInt",
+		bench(`{dtype: "F32", fill: 1}`, ""):                        "fkc: input x: shape is missing",
+		`fkc.run("pad")`:                                            "fkc: run takes one object",
+	}
+	for call, want := range named {
+		got := eval[string](t, ctx, `(async () => { try { await `+call+`; return "resolved"; } catch (e) { return (e instanceof Error ? "Error:" : "non-Error:") + e.message; } })()`)
+		if !strings.HasPrefix(got, "Error:"+want) {
+			t.Errorf("%s rejected with %q, want an Error starting %q", call, got, want)
+		}
+	}
 	// Still alive: a valid run works.
 	r := fkcRun(t, ctx, "cpu", "pad", []string{"--mode", "constant", "--padding", "1:1"}, map[string]*tensor.Tensor{"x": tensorOf(t, tensor.F32, []int{2})})
 	if r.Err != "" || r.Kernel != "pad" {

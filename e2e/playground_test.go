@@ -338,6 +338,12 @@ func TestShareURLRoundTrip(t *testing.T) {
 	// a frame, so the page's earlier run may still be on screen before).
 	waitFor(t, ctx, `location.hash.includes("run=cpu") && document.querySelector("#visual .gridbox.out") && !document.querySelector("form.tryform button.busy")`)
 	before := eval[string](t, ctx, `[...document.querySelectorAll("#visual .gridbox.out .cell")].map(c => c.innerText).join(" ")`)
+	// Copy share link where the page may not write the clipboard (no
+	// focus, no permission; stood in for here): the note says so. It said
+	// "link copied", and the rejected promise was an uncaught error.
+	eval[bool](t, ctx, `(navigator.clipboard.writeText = () => Promise.reject(new DOMException("Write permission denied.", "NotAllowedError")),
+		document.querySelector('[data-action="share"]').click(), true)`)
+	waitFor(t, ctx, `document.getElementById("share-note").textContent == "link in the address bar (copying it was refused: Write permission denied.)"`)
 	url := eval[string](t, ctx, `location.href`)
 	if !strings.Contains(url, "--padding%201:2,0:3") || !strings.Contains(url, "x=3,3|F32|random|seed=42|lo=-5|hi=5") {
 		t.Fatalf("share URL lacks the state: %s", url)

@@ -128,6 +128,9 @@ func planInput(in benchInput) (tensor.DType, func(*rand.Rand, *tensor.Tensor), e
 	if err != nil {
 		return 0, nil, err
 	}
+	if in.Shape == nil { // absent or null (JSON's NaN and Infinity)
+		return 0, nil, fmt.Errorf("shape is missing (a list of sizes; [] for a rank-0 tensor)")
+	}
 	if err := tensor.CheckShape(in.Shape); err != nil {
 		return 0, nil, err
 	}

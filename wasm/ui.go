@@ -229,12 +229,28 @@ func shareEvent(uiEvent) error {
 	u := js.Global().Get("location").Get("origin").String() + js.Global().Get("location").Get("pathname").String() +
 		app.pageSite().KernelHref(row.Provider, row.Name) + "?" + playground.ShareQuery(cs, app.page.runs)
 	replaceURL(u)
-	note := "link in the address bar"
+	setText("share-note", "link in the address bar")
 	if cb := js.Global().Get("navigator").Get("clipboard"); cb.Truthy() {
-		cb.Call("writeText", u)
-		note = "link copied"
+		// writeText answers with a promise, refused where the page may
+		// not write the clipboard (no focus, no permission): say which.
+		var done, refused js.Func
+		release := func() { done.Release(); refused.Release() }
+		done = js.FuncOf(func(js.Value, []js.Value) any {
+			setText("share-note", "link copied")
+			release()
+			return nil
+		})
+		refused = js.FuncOf(func(_ js.Value, args []js.Value) any {
+			why := "refused"
+			if len(args) > 0 && args[0].Truthy() && args[0].Get("message").Truthy() {
+				why = args[0].Get("message").String()
+			}
+			setText("share-note", "link in the address bar (copying it was refused: "+why+")")
+			release()
+			return nil
+		})
+		cb.Call("writeText", u).Call("then", done, refused)
 	}
-	setText("share-note", note)
 	return nil
 }
 

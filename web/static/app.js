@@ -36,19 +36,36 @@
     },
     async run(req) {
       await ready;
-      const r = await callAsync("run", JSON.stringify(req || {}));
+      const r = await callAsync("run", request("run", req));
       return { kernel: r.kernel, provider: r.provider, npy: r.npy };
     },
     async bench(req) {
       await ready;
-      return JSON.parse(await callAsync("bench", JSON.stringify(req || {})));
+      return JSON.parse(await callAsync("bench", request("bench", req)));
     },
     async verify(req) {
       await ready;
-      return JSON.parse(await callAsync("verify", JSON.stringify(req || {})));
+      return JSON.parse(await callAsync("verify", request("verify", req)));
     },
     gpu() { return Object.assign({}, gpu); },
   };
+
+  // request is a console call's argument as JSON for Go. JSON has no NaN,
+  // Infinity or BigInt: stringify would turn the first two into null (a
+  // shape [NaN] became [0], a fill NaN a zero fill) and throw a TypeError
+  // on the third, so each is refused here by its field's name.
+  function request(call, req) {
+    if (req === undefined || req === null) req = {};
+    if (typeof req !== "object" || Array.isArray(req)) {
+      throw new Error(`fkc: ${call} takes one object, e.g. fkc.${call}({op: "pad", ...}); got ${Array.isArray(req) ? "an array" : typeof req}`);
+    }
+    return JSON.stringify(req, function (key, v) {
+      const where = key === "" ? call : /^\d+$/.test(key) ? `element ${key} of a list` : key;
+      if (typeof v === "number" && !Number.isFinite(v)) throw new Error(`fkc: ${where} is ${v}: JSON carries finite numbers only`);
+      if (typeof v === "bigint") throw new Error(`fkc: ${where} is a BigInt (${v}n): pass a Number`);
+      return v;
+    });
+  }
 
   // ---------- the Go bridge ----------
   function callSync(name, ...args) {
