@@ -344,6 +344,17 @@ func TestAxisPickerRank3(t *testing.T) {
 	sliceCheck("rows 0 cols 2, axis 1 = 4", 0, 2, 1, 4)
 	hoverCheck("rows 0 cols 2, axis 1 = 4", []int{2, 4, 6})
 	hoverCheck("rows 0 cols 2, axis 1 = 4", []int{0, 4, 1})
+
+	// A slider a script pushes past its axis draws the last plane (it
+	// panicked: "slice bounds out of range"), as does a rows picker set to
+	// an axis the tensor lacks; reveal without an index is an error.
+	eval[bool](t, ctx, `(() => { const s = document.querySelector('#visual .gridbox.out input[type=range][data-axis="1"]'); s.max = 99999; s.value = 99999; s.dispatchEvent(new Event("input", {bubbles: true})); return true; })()`)
+	sliceCheck("axis 1 pushed to 99999", 0, 2, 1, 5)
+	eval[bool](t, ctx, `(() => { const s = document.querySelector('#visual .gridbox.out select[data-pick="rows"]'); s.add(new Option("9", "9")); s.value = "9"; s.dispatchEvent(new Event("change", {bubbles: true})); return true; })()`)
+	sliceCheck("rows axis 9: the default axes, axis 0 still at 3", 1, 2, 0, 3)
+	if got := eval[string](t, ctx, `(() => { try { const r = __fkcGo.reveal("x"); return r && r.__fkcError ? r.__fkcError : "no error"; } catch (e) { return String(e.message || e); } })()`); !strings.Contains(got, "reveal takes a grid key and a cell index") {
+		t.Errorf("reveal without an index: %q", got)
+	}
 }
 
 // --dtype bf16 through window.fkc.run: <u2 .npy inputs read as bf16, on

@@ -38,6 +38,28 @@ func DefaultSlice(rank int) Slice {
 	return s
 }
 
+// Fit is s made valid for a tensor of this shape: axes in range and
+// distinct (else the default ones), every fixed coordinate within its axis.
+// A picker event carries the page's values, which a script can set to
+// anything; a slice past an axis panicked when the grid was drawn.
+func (s Slice) Fit(shape []int) Slice {
+	rank := len(shape)
+	d := DefaultSlice(rank)
+	if len(s.Fixed) != rank {
+		return d
+	}
+	ok := func(ax int) bool { return ax >= 0 && ax < rank }
+	if (d.RowAx >= 0) != ok(s.RowAx) || (d.ColAx >= 0) != ok(s.ColAx) || (ok(s.RowAx) && s.RowAx == s.ColAx) {
+		s.RowAx, s.ColAx = d.RowAx, d.ColAx
+	}
+	fixed := make([]int, rank)
+	for a, c := range s.Fixed {
+		fixed[a] = max(0, min(c, shape[a]-1))
+	}
+	s.Fixed = fixed
+	return s
+}
+
 // GridInput is everything one grid shows.
 type GridInput struct {
 	Name    string // the operand ("x", "out"), also data-grid

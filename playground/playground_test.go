@@ -1,6 +1,7 @@
 package playground
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -63,5 +64,26 @@ func TestGenFieldsThatDoNotParse(t *testing.T) {
 	}
 	if g := DecodeGen("4|F32|random|seed=7|lo=-2|hi=3"); g.Bad != "" || g.Seed != 7 || g.Lo != -2 || g.Hi != 3 {
 		t.Errorf("a good link: %+v", g)
+	}
+}
+
+// A picker event's values come from the page, which a script can set to
+// anything: Fit keeps a slice inside its tensor (a fixed coordinate of
+// 99999 on a rank-4 result panicked when the grid was drawn).
+func TestSliceFit(t *testing.T) {
+	shape := []int{2, 3, 4, 5}
+	for _, c := range []struct{ in, want Slice }{
+		{Slice{RowAx: 2, ColAx: 3, Fixed: []int{1, 99999, 0, 0}}, Slice{RowAx: 2, ColAx: 3, Fixed: []int{1, 2, 0, 0}}},
+		{Slice{RowAx: 0, ColAx: 1, Fixed: []int{-7, 0, 3, 4}}, Slice{RowAx: 0, ColAx: 1, Fixed: []int{0, 0, 3, 4}}},
+		{Slice{RowAx: 9, ColAx: 3, Fixed: []int{0, 0, 0, 0}}, Slice{RowAx: 2, ColAx: 3, Fixed: []int{0, 0, 0, 0}}},
+		{Slice{RowAx: 1, ColAx: 1, Fixed: []int{0, 0, 0, 0}}, Slice{RowAx: 2, ColAx: 3, Fixed: []int{0, 0, 0, 0}}},
+		{Slice{RowAx: 2, ColAx: 3, Fixed: []int{0}}, DefaultSlice(4)},
+	} {
+		if got := c.in.Fit(shape); fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("%+v.Fit: %+v, want %+v", c.in, got, c.want)
+		}
+	}
+	if got := (Slice{RowAx: -1, ColAx: 0, Fixed: []int{5}}).Fit([]int{0}); fmt.Sprint(got) != fmt.Sprint(Slice{RowAx: -1, ColAx: 0, Fixed: []int{0}}) {
+		t.Errorf("an empty axis: %+v", got)
 	}
 }

@@ -86,7 +86,12 @@ func main() {
 	api := js.Global().Get("Object").New()
 	api.Set("route", syncFunc(func(a []js.Value) (any, error) { return nil, route(arg(a, 0)) }))
 	api.Set("event", syncFunc(func(a []js.Value) (any, error) { return nil, event(arg(a, 0)) }))
-	api.Set("reveal", syncFunc(func(a []js.Value) (any, error) { return reveal(arg(a, 0), a[1].Int()), nil }))
+	api.Set("reveal", syncFunc(func(a []js.Value) (any, error) {
+		if len(a) < 2 || a[1].Type() != js.TypeNumber {
+			return nil, fmt.Errorf("reveal takes a grid key and a cell index")
+		}
+		return reveal(arg(a, 0), a[1].Int()), nil
+	}))
 	api.Set("kernels", syncFunc(func([]js.Value) (any, error) { return kernelsJSON() }))
 	api.Set("run", asyncFunc(func(a []js.Value) (any, error) { return scriptRun(arg(a, 0)) }))
 	api.Set("bench", asyncFunc(func(a []js.Value) (any, error) { return scriptBench(arg(a, 0)) }))

@@ -13,6 +13,7 @@ import (
 
 	"github.com/fkc-playground/fkc/ops"
 	"github.com/fkc-playground/fkc/playground"
+	"github.com/fkc-playground/fkc/tensor"
 )
 
 // page is what is on screen: which route, and for a kernel page its row
@@ -426,7 +427,7 @@ func slicePick(e uiEvent) error {
 			s.Fixed[a] = atoi(e.Name)
 		}
 	}
-	app.page.slices[key] = s
+	app.page.slices[key] = s.Fit(g.Shape)
 	return redrawGrid(key)
 }
 
@@ -439,7 +440,7 @@ func reveal(key string, i int) bool {
 	}
 	name, out := gridKey(key)
 	g, ok := r.Grid(name, out, app.page.slices)
-	if !ok || len(g.Shape) < 3 {
+	if !ok || len(g.Shape) < 3 || i < 0 || i >= tensor.NumElems(g.Shape) {
 		return false
 	}
 	s := playground.DefaultSlice(len(g.Shape))
