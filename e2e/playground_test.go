@@ -484,3 +484,28 @@ func TestWasmSize(t *testing.T) {
 }
 
 func escape(id string) string { return strings.ReplaceAll(id, "/", "%2F") }
+
+// A share link the page cannot read whole says what it dropped: a kernel
+// name that is not valid percent-encoding (it said `no kernel ""`), a
+// query with a bad escape (dropped without a word, the default case ran),
+// a run= backend that does not exist (nothing ran, nothing said).
+func TestBadShareLinks(t *testing.T) {
+	ctx := tab(t, nil)
+	open(t, ctx, "#/k/fuel-cpu-backend%ZZpad")
+	waitFor(t, ctx, `document.querySelector("#main .err")`)
+	if got := eval[string](t, ctx, `document.querySelector("#main .err").textContent`); !strings.Contains(got, `the link's kernel "fuel-cpu-backend%ZZpad" is not valid percent-encoding`) {
+		t.Errorf("a bad kernel escape: %q", got)
+	}
+	open(t, ctx, "#/k/"+escape("fuel-cpu-backend/pad")+"?flags=--mode%20constant%20--padding%201:1&x=4|F32|arange&run=tpu&junk=%ZZ")
+	waitFor(t, ctx, `document.querySelectorAll("#banners .banner.warn").length >= 2`)
+	got := eval[string](t, ctx, `[...document.querySelectorAll("#banners .banner.warn")].map(b => b.textContent).join("\n")`)
+	for _, want := range []string{`This link's query is not all valid percent-encoding`, `asks to run on "tpu", which is not a backend here`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("banners lack %q:\n%s", want, got)
+		}
+	}
+	// what could be read was kept: the padding from the link
+	if v := eval[string](t, ctx, `document.querySelector("form.tryform").elements["padding"].value`); v != "1:1" {
+		t.Errorf("padding %q, want the link's 1:1", v)
+	}
+}

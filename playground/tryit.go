@@ -14,6 +14,9 @@ import (
 
 // TryForm is a kernel page's Try-it panel.
 type TryForm struct {
+	// LinkNotes: parts of a share link the form could not take (an
+	// unknown run=backend), for the page to say.
+	LinkNotes       []string
 	ID, Op, Command string
 	KernelDTypes    []string // the page kernel's first-input dtypes
 	AllDTypes       []string
@@ -76,6 +79,8 @@ func (s *Site) TryForm(row KernelRow, k *contract.Kernel, q url.Values) (*TryFor
 		for _, b := range strings.Split(q.Get("run"), ",") {
 			if b == "cpu" || b == "webgpu" {
 				t.Auto = append(t.Auto, b) // webgpu is dropped at run time if the browser has none
+			} else if b != "" {
+				t.LinkNotes = append(t.LinkNotes, fmt.Sprintf("This link asks to run on %q, which is not a backend here (cpu or webgpu): not run.", b))
 			}
 		}
 	}

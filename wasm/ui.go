@@ -76,7 +76,11 @@ func route(hash string) error {
 		hash = "/"
 	}
 	path, query, _ := strings.Cut(hash, "?")
-	q, _ := url.ParseQuery(query)
+	q, err := url.ParseQuery(query)
+	if err != nil {
+		// ParseQuery keeps the pairs it could read: say what was dropped
+		linkNote("This link's query is not all valid percent-encoding (" + err.Error() + "); the parts that are not were ignored.")
+	}
 	app.page = page{path: path}
 	js.Global().Call("scrollTo", 0, 0)
 	// No lock: a DOM event runs only while every goroutine is parked (the
@@ -128,8 +132,20 @@ func catalogRoute(q url.Values) (string, string, func(), error) {
 }
 
 func kernelRoute(rest string, q url.Values) (string, string, func(), error) {
-	id, _ := url.PathUnescape(rest)
+	id, err := url.PathUnescape(rest)
+	if err != nil {
+		return "", fmt.Sprintf(`<p class="err">fkc: the link's kernel %s is not valid percent-encoding: %s</p><a href="#/">← back to the catalog</a>`,
+			htmlEscape(strconv.Quote(rest)), htmlEscape(err.Error())), nil, nil
+	}
 	return showKernel(nil, id, q)
+}
+
+// linkNote shows a warning banner about a link the page could not read
+// whole (it still shows what it could).
+func linkNote(msg string) {
+	if f := js.Global().Get("fkcBanner"); f.Type() == js.TypeFunction {
+		f.Invoke("warn", msg)
+	}
 }
 
 // showKernel renders the page of kernel id of a site (nil: the built-in
@@ -147,6 +163,9 @@ func showKernel(site func() *playground.Site, id string, q url.Values) (string, 
 	html, err := playground.Render("kernel", p)
 	var after func()
 	if p.Try != nil {
+		for _, n := range p.Try.LinkNotes {
+			linkNote(n)
+		}
 		after = func() { go runTry(p.Try.Case, p.Try.Auto) }
 	}
 	return p.K.Name, html, after, err

@@ -92,6 +92,7 @@
 
   window.fkcReportPanic = (msg) => banner("err", "Internal error — " + msg + " (the page keeps working; please report it)");
   window.__fkcGoStarted = (api) => { go = api; };
+  window.fkcBanner = (kind, text) => banner(kind, text); // Go's notes on a link it could not read whole
 
   function banner(kind, text) {
     const b = document.createElement("div");
