@@ -2,6 +2,7 @@ package contract
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -95,7 +96,16 @@ func ParseExpr(s string) (*Expr, error) {
 func (e *Expr) String() string { return e.src }
 
 // Eval evaluates the formula; a symbol missing from env is an error naming it.
-func (e *Expr) Eval(env map[string]float64) (float64, error) { return e.root.eval(env) }
+// A cost is a count of bytes or operations: a result that is not finite
+// (a formula such as "n * 1e308 * 1e308", or 0/0) is an error, not a
+// figure the page shows as "+Inf GB/s".
+func (e *Expr) Eval(env map[string]float64) (float64, error) {
+	v, err := e.root.eval(env)
+	if err == nil && (math.IsInf(v, 0) || math.IsNaN(v)) {
+		return 0, fmt.Errorf("evaluates to %v here (an overflow or an undefined operation), not a count", v)
+	}
+	return v, err
+}
 
 // Symbols lists the identifiers the formula uses, sorted.
 func (e *Expr) Symbols() []string {

@@ -66,6 +66,12 @@ func TestExpr(t *testing.T) {
 	} else if _, err := e.Eval(env); err == nil {
 		t.Error("division by zero not reported")
 	}
+	// a count that overflows is an error, not +Inf bytes
+	if e, err := ParseExpr("n * 1e308 * 1e308"); err != nil {
+		t.Fatal(err)
+	} else if v, err := e.Eval(env); err == nil || !strings.Contains(err.Error(), "evaluates to +Inf here") {
+		t.Errorf("an overflowing formula: %v, %v", v, err)
+	}
 }
 
 // Every cost formula in the seeds parses, and evaluates once its symbols
