@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,7 +16,8 @@ import (
 // FuzzRunFlags throws arbitrary flags at every op of `fkc run` and holds
 // the command to its exit-status contract (SPEC §5): 0 with one "kernel …"
 // line, 1 with one "fkc: …" line (a contract violation), or 2 with one
-// "fkc: …" line (a usage error) — never a panic, never a second line.
+// "fkc: …" line (a usage error) — never a panic, never a second line —
+// or, asked for -h or --help, 0 with the usage on stdout.
 // fuzzConfig keeps outputs small: a wide pad is checked against the limit,
 // not allocated.
 var fuzzConfig = Config{Limits: engine.Limits{MaxElems: 1 << 16}}
@@ -60,6 +62,8 @@ func FuzzRunFlags(f *testing.F) {
 		lines := strings.Split(strings.TrimRight(se.String(), "\n"), "\n")
 		switch {
 		case code == 0 && len(lines) == 1 && strings.HasPrefix(lines[0], "kernel "):
+		case code == 0 && se.Len() == 0 && strings.HasPrefix(so.String(), "usage: fkc run ") && (slices.Contains(args, "-h") || slices.Contains(args, "--help")):
+			// -h or --help after the op asks for the usage
 		case (code == 1 || code == 2) && len(lines) == 1 && strings.HasPrefix(lines[0], "fkc: "):
 		default:
 			t.Fatalf("%q: exit %d, stderr %q", args, code, se.String())
