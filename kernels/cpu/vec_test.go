@@ -267,13 +267,13 @@ func TestExtremeF32(t *testing.T) {
 }
 
 // moveBytes is copy(): lengths around its 256-byte threshold and its
-// 128-byte blocks, every start offset modulo 8 on both sides, and the
-// bytes on either side of dst untouched.
+// 128-byte blocks, and row sizes of up to 5 KB, every start offset modulo
+// 8 on both sides, and the bytes on either side of dst untouched.
 func TestMoveBytes(t *testing.T) {
 	rng := rand.New(rand.NewSource(31))
-	src := make([]byte, 1200)
+	src := make([]byte, 5200)
 	rng.Read(src)
-	for _, n := range []int{0, 1, 127, 128, 255, 256, 257, 383, 384, 385, 1000, 1024} {
+	for _, n := range []int{0, 1, 127, 128, 255, 256, 257, 383, 384, 385, 1000, 1024, 511, 512, 513, 2047, 2048, 2060, 4095, 4096, 4097, 5000} {
 		for so := range 8 {
 			for do := range 8 {
 				dst := make([]byte, n+16)
