@@ -145,8 +145,6 @@ func writeThrough(path string, write func(io.Writer) error) error {
 	return nil
 }
 
-// createTemp creates a new file prefix+random in dir with mode perm (less
-// the umask). os.CreateTemp would always give 0600.
 // tempPrefix is the temporary file's name before its random suffix: the
 // target's name, cut short (at a character boundary) where the whole
 // name would pass the 255-byte limit of most file systems — a target's
@@ -163,6 +161,8 @@ func tempPrefix(base string) string {
 	return "." + base + ".tmp-"
 }
 
+// createTemp creates a new file prefix+random in dir with mode perm (less
+// the umask). os.CreateTemp would always give 0600.
 func createTemp(dir, prefix string, perm fs.FileMode) (*os.File, error) {
 	for range 1000 {
 		name := filepath.Join(dir, prefix+strconv.FormatUint(rand.Uint64(), 36))
