@@ -261,7 +261,7 @@ func compactLeaves(b []byte) []byte {
 
 // Read reads a report, refusing another format.
 func Read(rd io.Reader) (*Report, error) {
-	data, err := io.ReadAll(rd)
+	data, err := readCapped(rd)
 	if err != nil {
 		return nil, err
 	}
@@ -272,14 +272,73 @@ func Read(rd io.Reader) (*Report, error) {
 	if err := json.Unmarshal(data, &r); err != nil {
 		return nil, fmt.Errorf("judge report: %v", err)
 	}
+	if err := r.check(); err != nil {
+		return nil, err
+	}
 	return &r, nil
+}
+
+// MaxReportBytes caps a report read back: the shipped ones are about 0.3
+// MB for 130-150 kernels. Without it `fkc contracts --judge /dev/zero`
+// read until the process ran out of memory.
+const MaxReportBytes = 16 << 20
+
+func readCapped(rd io.Reader) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(rd, MaxReportBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxReportBytes {
+		return nil, fmt.Errorf("judge report: more than %d bytes (judge.MaxReportBytes; a sweep of every kernel writes about 0.3 MB)", MaxReportBytes)
+	}
+	return data, nil
+}
+
+// check refuses a report whose figures no sweep writes: texts past a
+// line's length (a 50 MB device name was printed beside every kernel),
+// negative or non-finite fits and ceilings, a kernel listed twice.
+func (r *Report) check() error {
+	for what, v := range map[string]string{"device.name": r.Device.Name, "device.backend": r.Device.Backend, "device.driver": r.Device.Driver, "date": r.Date} {
+		if len(v) > 256 {
+			return fmt.Errorf("judge report: %s is %d bytes long (at most 256)", what, len(v))
+		}
+	}
+	bad := func(v float64) bool { return v < 0 || math.IsNaN(v) || math.IsInf(v, 0) }
+	if bad(r.Ceiling.GBps) || bad(r.Ceiling.SingleThreadGBps) {
+		return fmt.Errorf("judge report: copy ceiling %v / %v GB/s is not a bandwidth", r.Ceiling.GBps, r.Ceiling.SingleThreadGBps)
+	}
+	seen := map[string]bool{}
+	for i := range r.Kernels {
+		k := &r.Kernels[i]
+		id := fmt.Sprintf("%s %v %s", k.ID(), k.DTypes, k.Variant)
+		if seen[id] {
+			return fmt.Errorf("judge report: kernel %s is listed twice", id)
+		}
+		seen[id] = true
+		if f := k.Fit; f != nil {
+			if bad(f.OverheadNs) || bad(f.GBps) || bad(f.CeilingFraction) {
+				return fmt.Errorf("judge report: kernel %s: fit overhead %v ns, %v GB/s is not a cost", id, f.OverheadNs, f.GBps)
+			}
+			for _, g := range f.Regimes {
+				if bad(g.OverheadNs) || bad(g.GBps) || bad(g.FromBytes) || g.Workers < 1 {
+					return fmt.Errorf("judge report: kernel %s: a regime of %d workers from %v bytes, overhead %v ns, %v GB/s is not a cost", id, g.Workers, g.FromBytes, g.OverheadNs, g.GBps)
+				}
+			}
+		}
+		for _, p := range k.Points {
+			if p.Elems < 0 || bad(p.Bytes) || bad(p.Ns) {
+				return fmt.Errorf("judge report: kernel %s: a point of %d elements, %v bytes, %v ns is not a measurement", id, p.Elems, p.Bytes, p.Ns)
+			}
+		}
+	}
+	return nil
 }
 
 // ReadSummary reads a report as Read does, less its kernels' points
 // (Kernel.Points is nil): what a page that shows only the fits needs
 // (playground's judge_summaries.json is the bundled reports read so).
 func ReadSummary(rd io.Reader) (*Report, error) {
-	data, err := io.ReadAll(rd)
+	data, err := readCapped(rd)
 	if err != nil {
 		return nil, err
 	}
@@ -300,6 +359,9 @@ func ReadSummary(rd io.Reader) (*Report, error) {
 	r.Kernels = make([]Kernel, len(s.Kernels))
 	for i, k := range s.Kernels {
 		r.Kernels[i] = k.Kernel
+	}
+	if err := r.check(); err != nil {
+		return nil, err
 	}
 	return &r, nil
 }

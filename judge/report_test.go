@@ -2,6 +2,7 @@ package judge
 
 import (
 	"bytes"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -166,4 +167,43 @@ func TestReadSummary(t *testing.T) {
 			t.Errorf("%s: accepted", bad)
 		}
 	}
+}
+
+// A report read back is bounded and sane (each case ran through fkc
+// contracts --judge and was accepted, or ran out of memory, before): at
+// most MaxReportBytes, texts of a line's length, fits and ceilings that
+// are costs, no kernel twice.
+func TestReadRefusesWhatNoSweepWrites(t *testing.T) {
+	if _, err := Read(io.LimitReader(zeros{}, MaxReportBytes+100)); err == nil || !strings.Contains(err.Error(), "more than 16777216 bytes") {
+		t.Errorf("an endless stream: %v", err)
+	}
+	for name, mutate := range map[string]func(r *Report){
+		"a 50 MB device name": func(r *Report) { r.Device.Name = strings.Repeat("x", 1000) },
+		"a negative ceiling":  func(r *Report) { r.Ceiling.GBps = -1 },
+		"a negative overhead": func(r *Report) { r.Kernels[0].Fit.OverheadNs = -1e9 },
+		"a kernel twice":      func(r *Report) { r.Kernels[1] = r.Kernels[0] },
+		"a negative size":     func(r *Report) { r.Kernels[0].Points[0].Elems = -5 },
+		"an empty regime":     func(r *Report) { r.Kernels[0].Fit.Regimes = []Regime{{}} },
+	} {
+		r := sampleReport()
+		mutate(r)
+		data, err := Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Read(bytes.NewReader(data)); err == nil {
+			t.Errorf("%s: read without an error", name)
+		}
+		// ReadSummary leaves the points undecoded, and so unchecked
+		if _, err := ReadSummary(bytes.NewReader(data)); err == nil && name != "a negative size" {
+			t.Errorf("%s: ReadSummary without an error", name)
+		}
+	}
+}
+
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
 }
