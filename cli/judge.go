@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -84,6 +85,13 @@ func judgeCmd(args []string, stdout, stderr io.Writer, cfg Config) int {
 	if err != nil {
 		return fail(stderr, err)
 	}
+	if *out != "" {
+		// before the sweep, not after it: a minute of measurements was
+		// lost to a missing directory
+		if err := writable(*out); err != nil {
+			return fail(stderr, fmt.Errorf("judge: -o %s: %v", *out, err))
+		}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	bar := progressBar(stderr)
@@ -91,11 +99,7 @@ func judgeCmd(args []string, stdout, stderr io.Writer, cfg Config) int {
 	if bar != nil {
 		fmt.Fprint(stderr, "\r\033[K")
 	}
-	if *out != "" {
-		if err := atomicWrite(func() error { return judge.WriteFile(*out, rep) }); err != nil {
-			return fail(stderr, err)
-		}
-	}
+	// stdout first: a write that fails still leaves the report shown
 	if *asJSON {
 		data, err := judge.Marshal(rep)
 		if err != nil {
@@ -106,7 +110,17 @@ func judgeCmd(args []string, stdout, stderr io.Writer, cfg Config) int {
 		judge.Text(stdout, rep)
 	}
 	if rep.Cancelled {
+		// an interrupted sweep does not replace a report (often a
+		// complete one) at -o
+		if *out != "" {
+			return fail(stderr, fmt.Errorf("judge: interrupted; %s was not written (the %d kernels measured so far are on stdout)", *out, len(rep.Kernels)))
+		}
 		return fail(stderr, fmt.Errorf("judge: interrupted; the report holds the %d kernels measured so far", len(rep.Kernels)))
+	}
+	if *out != "" {
+		if err := atomicWrite(func() error { return judge.WriteFile(*out, rep) }); err != nil {
+			return fail(stderr, err)
+		}
 	}
 	for _, k := range rep.Kernels {
 		if k.Error != "" {
@@ -159,4 +173,20 @@ func progressBar(stderr io.Writer) func(judge.Progress) {
 		fmt.Fprintf(f, "\r\033[K[%s%s] %3.0f%% %d/%d %s  %ds/%ds", strings.Repeat("#", fill), strings.Repeat(".", width-fill),
 			100*p.Fraction, p.Done, p.Units, name, int(p.Elapsed.Seconds()), int(p.Budget.Seconds()))
 	}
+}
+
+// writable checks, before a long sweep, that a report can be written at
+// path: its directory exists and takes a new file, and path is not a
+// directory.
+func writable(path string) error {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("it is a directory")
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".fkc-judge-check-*")
+	if err != nil {
+		return err
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
 }

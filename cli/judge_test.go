@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fkc-playground/fkc/judge"
 )
@@ -44,6 +45,17 @@ func TestJudgeFlags(t *testing.T) {
 	}
 	if code, stdout, _ := runMain("judge", "-h"); code != 0 || !strings.Contains(stdout, "usage: fkc judge") {
 		t.Errorf("-h: exit %d, %q", code, stdout)
+	}
+	// -o is checked before the sweep (a missing directory lost a whole
+	// sweep, found only when it wrote): these return at once, not after
+	// the 30 s budget.
+	dir := t.TempDir()
+	for _, o := range []string{filepath.Join(dir, "nodir", "r.json"), dir} {
+		start := time.Now()
+		code, stdout, stderr := runMain("judge", "--kernel", "fkc-cpu-kernels/masked_fill", "--budget", "30s", "-o", o)
+		if code != 1 || !strings.HasPrefix(stderr, "fkc: judge: -o "+o) || stdout != "" || time.Since(start) > 10*time.Second {
+			t.Errorf("-o %s: exit %d after %v, stderr %q", o, code, time.Since(start), stderr)
+		}
 	}
 }
 

@@ -393,13 +393,17 @@ func (r *Report) Marked() string {
 	if !strings.Contains(strings.ToLower(name), "("+strings.ToLower(r.Device.Backend)) {
 		name += " (" + r.Device.Backend + ")"
 	}
-	return name + ", " + date
+	m := name + ", " + date
+	if r.Cancelled {
+		m += ", a sweep interrupted after " + strconv.Itoa(len(r.Kernels)) + " kernels"
+	}
+	return m
 }
 
 // Text writes the report as a table.
 func Text(w io.Writer, r *Report) {
-	fmt.Fprintf(w, "judge: %s — %s %s/%s, %d of %d CPUs; budget %.0fs, ran %.1fs; clock %s (min sample %s)\n",
-		r.Marked(), r.Host.GoVersion, r.Host.GOOS, r.Host.GOARCH, r.Host.Threads, r.Host.CPUs, r.BudgetS, r.ElapsedS,
+	fmt.Fprintf(w, "judge: %s — %s %s/%s, %d of %d CPUs; budget %ss, ran %.1fs; clock %s (min sample %s)\n",
+		r.Marked(), r.Host.GoVersion, r.Host.GOOS, r.Host.GOARCH, r.Host.Threads, r.Host.CPUs, strconv.FormatFloat(r.BudgetS, 'g', 4, 64), r.ElapsedS,
 		r.Clock.Source, fmtNs(r.Clock.MinSampleNs))
 	if r.Cancelled {
 		fmt.Fprintln(w, "cancelled: the kernels measured so far")
