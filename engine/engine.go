@@ -53,6 +53,17 @@ func ParseBackend(s string) (Backend, error) {
 	return "", kernels.Usagef("unknown backend %q (want cpu, vulkan or webgpu)", s)
 }
 
+// valid refuses a Backend that is none of the constants (a Go caller's
+// Backend("metal") was run as Vulkan and named it in its error); "" is
+// the CPU, as ParseBackend reads it.
+func (b Backend) valid() error {
+	switch b {
+	case "", CPU, Vulkan, WebGPU:
+		return nil
+	}
+	return kernels.Usagef("unknown backend %q (want engine.CPU, engine.Vulkan or engine.WebGPU)", string(b))
+}
+
 // Contract is the contracts' name for the backend: the GPU kernels are
 // WGSL whose contracts say Vulkan, run by wgpu natively and by the
 // browser's WebGPU in the playground.
@@ -221,6 +232,9 @@ func (r *Result) ServedBy() string {
 // its params satisfy the op's shape rules, and its output fits the limits.
 // It returns the output's shape and dtype.
 func (e *Engine) Check(c *kernels.Call) (*ops.Op, []int, tensor.DType, error) {
+	if c == nil {
+		return nil, nil, 0, kernels.Usagef("no call (a nil *kernels.Call)")
+	}
 	o, err := ops.Of(c)
 	if err != nil {
 		return nil, nil, 0, err
@@ -261,6 +275,9 @@ func (e *Engine) checkSize(op string, shape []int, dt tensor.DType) error {
 // Run checks a call and dispatches it to the binding that serves it on
 // backend b.
 func (e *Engine) Run(b Backend, c *kernels.Call) (*Result, error) {
+	if err := b.valid(); err != nil {
+		return nil, err
+	}
 	if _, _, _, err := e.Check(c); err != nil {
 		return nil, err
 	}
@@ -275,6 +292,9 @@ func (e *Engine) Run(b Backend, c *kernels.Call) (*Result, error) {
 // OP --kernel …`), instead of the one dispatch would choose: its binding for
 // the call's dtypes, or an error saying why it cannot serve the call.
 func (e *Engine) RunKernel(b Backend, id string, c *kernels.Call) (*Result, error) {
+	if err := b.valid(); err != nil {
+		return nil, err
+	}
 	o, _, _, err := e.Check(c)
 	if err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fkc-playground/fkc/engine"
 	"github.com/fkc-playground/fkc/kernels"
+	"github.com/fkc-playground/fkc/ops"
 	"github.com/fkc-playground/fkc/tensor"
 	"github.com/fkc-playground/fkc/verify"
 )
@@ -149,6 +150,25 @@ func TestRunErrors(t *testing.T) {
 		if isUsage := errors.As(err, &u); isUsage != c.usage {
 			t.Errorf("%s %v: usage error = %v, want %v (%v)", c.op, c.flags, isUsage, c.usage, err)
 		}
+	}
+	// The Go API's own mistakes: a dim below -1 (ops.All) summed every
+	// element; a nil call panicked; a Backend that is none of the
+	// constants ran as Vulkan and said so.
+	for name, run := range map[string]func() (*engine.Result, error){
+		"sum dim -2":      func() (*engine.Result, error) { return e.Run(engine.CPU, ops.Sum(x4, -2)) },
+		"max dim -5":      func() (*engine.Result, error) { return e.Run(engine.CPU, ops.Max(x4, -5)) },
+		"nil call":        func() (*engine.Result, error) { return e.Run(engine.CPU, nil) },
+		"nil call, named": func() (*engine.Result, error) { return e.RunKernel(engine.CPU, "fuel-cpu-backend/pad", nil) },
+		"metal":           func() (*engine.Result, error) { return e.Run(engine.Backend("metal"), ops.Sum(x4, ops.All)) },
+	} {
+		want := map[string]string{"sum dim -2": "dim -2 is out of range", "max dim -5": "dim -5 is out of range", "nil call": "no call",
+			"nil call, named": "no call", "metal": `unknown backend "metal"`}[name]
+		if r, err := run(); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, %v; want an error containing %q", name, r, err, want)
+		}
+	}
+	if r, err := e.Run(engine.CPU, ops.Sum(x4, ops.All)); err != nil || r.Out.At(0) != 10 {
+		t.Errorf("sum over all: %v, %v", r, err)
 	}
 }
 

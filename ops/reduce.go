@@ -40,9 +40,11 @@ func foldOp(name, summary, explain string, all reduceImpl, dimRef reduceDimImpl,
 		},
 		Out: func(c *kernels.Call) ([]int, tensor.DType, error) {
 			x := c.In("x")
-			if c.Dim < 0 {
+			if c.Dim == All {
 				return []int{}, x.DType, nil
 			}
+			// any other negative dim is out of range (Go callers: -2
+			// summed every element)
 			if err := kernels.CheckDim(name, "x", c.Dim, x.Rank()); err != nil {
 				return nil, 0, err
 			}

@@ -1,6 +1,7 @@
 package tensor
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -83,4 +84,19 @@ func TestCheckShapeRank(t *testing.T) {
 			t.Errorf("rank %d: %v", n, err)
 		}
 	}
+}
+
+// A dtype that is none of the constants is refused: New panics, as on a
+// bad shape (callers validate), and FromBytes says so (both returned a
+// tensor of 0 bytes).
+func TestInvalidDType(t *testing.T) {
+	if _, err := FromBytes(DType(99), []int{4}, nil); err == nil || !strings.Contains(err.Error(), "invalid dtype 99") {
+		t.Errorf("FromBytes: %v", err)
+	}
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "invalid dtype 99") {
+			t.Errorf("New: recovered %v", r)
+		}
+	}()
+	New(DType(99), []int{4})
 }

@@ -78,6 +78,9 @@ func New(dt DType, shape []int) *Tensor {
 	if err := CheckShape(shape); err != nil {
 		panic(err)
 	}
+	if dt.Size() == 0 {
+		panic(fmt.Errorf("invalid dtype %d", int(dt)))
+	}
 	if err := checkAlloc(dt, shape); err != nil {
 		panic(err)
 	}
@@ -103,6 +106,9 @@ func Empty(dt DType, shape []int) *Tensor {
 func FromBytes(dt DType, shape []int, raw []byte) (*Tensor, error) {
 	if err := CheckShape(shape); err != nil {
 		return nil, err
+	}
+	if dt.Size() == 0 {
+		return nil, fmt.Errorf("invalid dtype %d", int(dt))
 	}
 	if want := NumElems(shape) * dt.Size(); len(raw) != want {
 		return nil, fmt.Errorf("%s%v needs %d bytes, got %d", dt, shape, want, len(raw))
