@@ -24,6 +24,13 @@ type measured struct {
 
 // judgeArg takes `--judge FILE` or `--judge=FILE` out of args.
 func judgeArg(args []string) (path string, rest []string, err error) {
+	given := func(p string) error {
+		if path != "" {
+			return kernels.Usagef("contracts: --judge given twice (%s, %s): one report at a time", path, p)
+		}
+		path = p
+		return nil
+	}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
@@ -33,10 +40,17 @@ func judgeArg(args []string) (path string, rest []string, err error) {
 			if i+1 >= len(args) || args[i+1] == "" {
 				return "", nil, kernels.Usagef("contracts: --judge needs a report file (fkc judge -o report.json makes one)")
 			}
-			path, i = args[i+1], i+1
+			if err := given(args[i+1]); err != nil {
+				return "", nil, err
+			}
+			i++
 		case strings.HasPrefix(a, "--judge=") || strings.HasPrefix(a, "-judge="):
-			if path = a[strings.Index(a, "=")+1:]; path == "" {
+			p := a[strings.Index(a, "=")+1:]
+			if p == "" {
 				return "", nil, kernels.Usagef("contracts: --judge needs a report file (fkc judge -o report.json makes one)")
+			}
+			if err := given(p); err != nil {
+				return "", nil, err
 			}
 		default:
 			rest = append(rest, a)

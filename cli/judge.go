@@ -47,7 +47,7 @@ func judgeCmd(args []string, stdout, stderr io.Writer, cfg Config) int {
 	budget := fs.Duration("budget", judge.DefaultBudget, "time for the whole sweep")
 	clock := fs.String("clock", "auto", "CPU kernels: auto (the kernel thread's CPU time, where the OS has it) or wall")
 	asJSON := fs.Bool("json", false, "the JSON report on stdout")
-	out := fs.String("o", "", "write the JSON report to this file (atomically)")
+	out := fs.String("o", "", "write the JSON report to this file (atomically; - is stdout)")
 	help := fs.Bool("help", false, "")
 	fs.BoolVar(help, "h", false, "")
 	if err := flags(fs, args, stdout); err != nil {
@@ -84,6 +84,9 @@ func judgeCmd(args []string, stdout, stderr io.Writer, cfg Config) int {
 	s, err := judge.New(eng, opt)
 	if err != nil {
 		return fail(stderr, err)
+	}
+	if *out == "-" { // the JSON report on stdout, as -o - means elsewhere (it wrote a file named -)
+		*out, *asJSON = "", true
 	}
 	if *out != "" {
 		// before the sweep, not after it: a minute of measurements was

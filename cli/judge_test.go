@@ -46,6 +46,18 @@ func TestJudgeFlags(t *testing.T) {
 	if code, stdout, _ := runMain("judge", "-h"); code != 0 || !strings.Contains(stdout, "usage: fkc judge") {
 		t.Errorf("-h: exit %d, %q", code, stdout)
 	}
+	// -o - is the JSON report on stdout (it wrote a file named "-")
+	wd, _ := os.Getwd()
+	tmp := t.TempDir()
+	os.Chdir(tmp)
+	code, stdout, _ := runMain("judge", "--kernel", "fkc-cpu-kernels/masked_fill", "--dtype", "u8", "--budget", "200ms", "-o", "-")
+	os.Chdir(wd)
+	if _, err := judge.Read(strings.NewReader(stdout)); code != 0 || err != nil {
+		t.Errorf("-o -: exit %d, stdout not a report: %v", code, err)
+	}
+	if _, err := os.Stat(filepath.Join(tmp, "-")); err == nil {
+		t.Error("-o - wrote a file named -")
+	}
 	// -o is checked before the sweep (a missing directory lost a whole
 	// sweep, found only when it wrote): these return at once, not after
 	// the 30 s budget.
@@ -185,6 +197,9 @@ func TestContractsJudge(t *testing.T) {
 	}
 	if code, _, stderr := call(contractsCmd, "--judge", seed); code != 1 || !strings.Contains(stderr, "not a judge report") {
 		t.Errorf("a contract as report: exit %d, %q", code, stderr)
+	}
+	if code, _, stderr := call(contractsCmd, "--judge", rep, "--judge="+rep); code != 2 || !strings.Contains(stderr, "--judge given twice") {
+		t.Errorf("two --judge: exit %d, %q", code, stderr)
 	}
 	if code, _, _ := call(contractsCmd, "--judge"); code != 2 {
 		t.Errorf("--judge without a file: exit %d, want 2", code)
