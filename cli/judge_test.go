@@ -27,6 +27,8 @@ func TestJudgeFlags(t *testing.T) {
 		{[]string{"--kernel", "pad"}, 2, "PROVIDER/NAME"},
 		{[]string{"--kernel", "a/b/c"}, 2, "PROVIDER/NAME"},
 		{[]string{"--kernel", "nobody/nothing"}, 2, "no such kernel"},
+		// a value the user typed is quoted: an escape sequence is shown, not run
+		{[]string{"--kernel", "a/\x1b[31mred"}, 2, `--kernel "a/\x1b[31mred": no such kernel`},
 		{[]string{"--kernel", "fuel-vulkan-kernels/pad_reflect_b4"}, 2, "Vulkan kernel"},
 		{[]string{"--dtype", "F99"}, 2, "dtype"},
 		{[]string{"--clock", "cpu"}, 2, "--clock"},

@@ -301,7 +301,7 @@ func (e *Engine) RunKernel(b Backend, id string, c *kernels.Call) (*Result, erro
 	}
 	ref, ok := e.FindKernel(id)
 	if !ok {
-		return nil, kernels.Usagef("--kernel %s: no such kernel in the loaded contracts (PROVIDER/NAME, e.g. fuel-vulkan-kernels/pad_reflect_b4; `fkc contracts` lists them)", id)
+		return nil, kernels.Usagef("--kernel %q: no such kernel in the loaded contracts (PROVIDER/NAME, e.g. fuel-vulkan-kernels/pad_reflect_b4; `fkc contracts` lists them)", id)
 	}
 	if kb := ref.Kernel.Backend; kb != b.Contract() {
 		return nil, kernels.Usagef("--kernel %s is a %s kernel, and this run's backend is %s: add --backend %s", id, kb, b, map[string]Backend{"Cpu": CPU, "Vulkan": Vulkan}[kb])
