@@ -269,6 +269,14 @@ func TestSweepStop(t *testing.T) {
 	if k := r.Kernels[len(r.Kernels)-1]; k.Stop != "cancelled" {
 		t.Errorf("last kernel stop %q", k.Stop)
 	}
+	// stopped at once, before the ceiling's first copy: the report says
+	// so (it blamed the budget)
+	s0, _ := fakeSweep(t, Options{Backend: engine.CPU, Kernels: []string{"fuel-cpu-backend/pad"}, DType: tensor.F32,
+		Budget: time.Second, MaxBytes: 1 << 20})
+	s0.Stop()
+	if r := s0.Report(); len(r.Ceiling.Points) == 0 && r.Ceiling.Error != "the sweep was stopped before the copy ceiling was measured" {
+		t.Errorf("a sweep stopped at once: ceiling error %q", r.Ceiling.Error)
+	}
 }
 
 // Plan covers every linked CPU binding, and every unit's sized call runs
