@@ -114,27 +114,31 @@ func loadPaths(cmd string, paths []string, stderr io.Writer) ([]*contract.Docume
 		docs, diags := contracts.LoadAll()
 		return docs, diags, nil
 	}
-	files, err := expand(paths)
-	if err != nil {
-		return nil, nil, err
+	var files []string
+	for _, p := range paths {
+		found, err := expand([]string{p})
+		if err != nil {
+			return nil, nil, err
+		}
+		// a directory's files are documents already (expand sniffs them);
+		// a file named on its own is sniffed here
+		if len(found) == 1 && found[0] == p && !isDocument(p) {
+			fmt.Fprintf(stderr, "fkc %s: skipping %s: not an FKC document (neither .md nor holding a ```fkc block)\n", cmd, p)
+			continue
+		}
+		files = append(files, found...)
+	}
+	if len(files) == 0 {
+		return nil, nil, fmt.Errorf("%s: no FKC document in %s", cmd, strings.Join(paths, " "))
 	}
 	var docs []*contract.Document
 	var diags []contract.Diagnostic
-	read := 0
 	for _, f := range files {
-		if !isDocument(f) {
-			fmt.Fprintf(stderr, "fkc %s: skipping %s: not an FKC document (neither .md nor holding a ```fkc block)\n", cmd, f)
-			continue
-		}
-		read++
 		d, ds := contract.LoadFile(f)
 		if d != nil {
 			docs = append(docs, d)
 		}
 		diags = append(diags, ds...)
-	}
-	if read == 0 {
-		return nil, nil, fmt.Errorf("%s: no FKC document in %s", cmd, strings.Join(paths, " "))
 	}
 	return docs, diags, nil
 }

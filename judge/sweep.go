@@ -301,12 +301,14 @@ func (s *Sweep) Stop() {
 }
 
 func (s *Sweep) finish(cancelled bool) {
-	if cancelled && len(s.rep.Ceiling.Points) == 0 && s.rep.Ceiling.Error == "" && (s.ceilState == nil || !s.ceilState.done) {
-		// not the budget's doing, as finish would say
-		s.rep.Ceiling.Error = "the sweep was stopped before the copy ceiling was measured"
-	}
-	if s.ceilState != nil && !s.ceilState.done {
-		s.ceilState.finish()
+	if s.ceilState == nil || !s.ceilState.done {
+		if cancelled && len(s.rep.Ceiling.Points) == 0 && s.rep.Ceiling.Error == "" {
+			// not the budget's doing, as ceilState.finish would say
+			s.rep.Ceiling.Error = "the sweep was stopped before the copy ceiling was measured"
+		}
+		if s.ceilState != nil {
+			s.ceilState.finish()
+		}
 	}
 	if s.us != nil {
 		s.us.stop = "cancelled"

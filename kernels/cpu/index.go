@@ -85,11 +85,9 @@ func Gather(data, indices *tensor.Tensor, dim int) (*tensor.Tensor, error) {
 	}
 	out := newOutput(data.DType, shape)
 	if len(out.Data) == 0 || len(data.Data) == 0 {
-		// Indices but no data: data.shape[dim] is 0 (another axis of 0
-		// would empty indices too), so every index is out of range.
-		if err := gatherIndexCheck(data, indices, dim); err != nil || len(out.Data) == 0 {
-			return out, err
-		}
+		// No data with indices means data.shape[dim] is 0 (another empty
+		// axis would empty indices too): every index is out of range.
+		return out, gatherIndexCheck(data, indices, dim)
 	}
 	var ok bool
 	switch data.DType.Size() {
