@@ -31,7 +31,8 @@ import (
 // tuning choices side by side (see the plan); rb: sum_all's bulk level at
 // 1..16 rounds per workgroup; sqpf: scatter_add_rows' chunk size and
 // next-chunk loads; bs: sum_all's bulk loads in groups; lb: the last
-// tree's closing barriers; bl: sum_all in one dispatch or two;
+// tree's closing barriers; bl: sum_all in one dispatch or two; gu:
+// pad_backward's output words per thread;
 // -fkc.diag.scale
 // shrinks the shapes (for a software adapter).
 var (
@@ -287,6 +288,17 @@ func TestDiag(t *testing.T) {
 						runCase(fmt.Sprintf("sq%dpf%d", sq, pf), cases[12], *diagReps) // scatter_add
 						addSQ, addPF = savedS, savedP
 					}
+				}
+			}
+		case plan == "gu":
+			// pad_backward's output words per thread, interleaved over
+			// three rounds.
+			for round := 1; round <= 3; round++ {
+				for _, u := range []int{1, 2, 4, 8} {
+					saved := gatherUnits
+					gatherUnits = u
+					runCase(fmt.Sprintf("gu%d", u), cases[3], *diagReps) // pad_backward reflect
+					gatherUnits = saved
 				}
 			}
 		case strings.HasPrefix(plan, "cases="):

@@ -19,6 +19,27 @@ import (
 // PadBackwardGatherKernel is this kernel's contract name.
 const PadBackwardGatherKernel = "pad_backward"
 
+// gatherUnits is `main`'s output words per thread on a GPU (GU in
+// pad_backward_gather.wgsl; for f32 each stage's loads go out together),
+// gatherUnitsSoftware on a software adapter: tuning variables, the result
+// is the same. H200, kernel-only, the reflect bench case (grad
+// f32[8,3,516,516]), three interleaved rounds in one call: 1 word 49.4-49.9
+// us, 2 41.1-41.4, 4 42.0-42.1, 8 54.2-54.9 (torch 63.2 in that call).
+// lavapipe, the same case at a 16th of the rows: 1 word 10.5-11.3 ms, 2
+// 15.8-16.1, 4 13.2-14.8, 8 13.1-13.8.
+var (
+	gatherUnits         = 2
+	gatherUnitsSoftware = 1
+)
+
+// wordsPerThread is gatherUnits or gatherUnitsSoftware, as fits d.
+func (d *Device) wordsPerThread() int {
+	if d.softwareAdapter() {
+		return max(1, gatherUnitsSoftware)
+	}
+	return max(1, gatherUnits)
+}
+
 // padSources lists, for each input coordinate i of one axis (n input,
 // out output coordinates, `before` padded in front), the output
 // coordinates that the forward pad maps to i, ascending, as CSR: i's list
@@ -249,7 +270,8 @@ func longest(off []uint32) uint32 {
 // gatherChain is the most contributions one invocation adds per pass: a
 // slot with more is continued by further passes (pad_backward_gather.wgsl).
 // lavapipe stops an invocation after 65,535 loop iterations in all; a half
-// thread folds two slots.
+// word holds two slots, and a thread of `main` folds wordsPerThread words,
+// so each of its slots gets gatherChain / wordsPerThread a pass.
 const gatherChain = 1 << 14
 
 // gatherPasses splits the longest chain (maxC contributions to one slot)
@@ -257,11 +279,11 @@ const gatherChain = 1 << 14
 // the chain per pass grows, except on a CPU adapter (lavapipe's loop
 // limit), which refuses.
 func (d *Device) gatherPasses(maxC uint64) (chain, passes uint64, err error) {
-	chain = gatherChain
+	chain = gatherChain / uint64(d.wordsPerThread()) // a thread of `main` folds that many words
 	passes = max(1, (maxC+chain-1)/chain)
 	if passes > 1024 {
 		if d.softwareAdapter() {
-			return 0, 0, &kernels.Unavailable{Kernel: PadBackwardGatherKernel, Need: fmt.Sprintf("at most %d ordered adds per slot on a software adapter; this call has %d", 1024*gatherChain, maxC)}
+			return 0, 0, &kernels.Unavailable{Kernel: PadBackwardGatherKernel, Need: fmt.Sprintf("at most %d ordered adds per slot on a software adapter; this call has %d", 1024*chain, maxC)}
 		}
 		chain = (maxC + 1023) / 1024
 		passes = (maxC + chain - 1) / chain
@@ -331,6 +353,7 @@ func (d *Device) PadBackwardGather(gradOut *tensor.Tensor, mode kernels.Mode, pa
 	// Size every buffer before building anything (tables, host tensors);
 	// the carried state exists only where a chain takes several passes.
 	most := padMostSources(in, pd, mode)
+	gu := d.wordsPerThread()
 	chain, passes, err := d.gatherPasses(most)
 	if err != nil {
 		return nil, err
@@ -374,8 +397,8 @@ func (d *Device) PadBackwardGather(gradOut *tensor.Tensor, mode kernels.Mode, pa
 		}
 	}
 	spec := kernelSpec{
-		name: "pad_backward_gather_" + tag, file: "pad_backward_gather.wgsl", entry: "main",
-		defs: []wgsl.Def{{Name: "DT", Value: dtv}, {Frag: acc}, {Frag: io}},
+		name: fmt.Sprintf("pad_backward_gather_%s_gu%d", tag, gu), file: "pad_backward_gather.wgsl", entry: "main",
+		defs: []wgsl.Def{{Name: "DT", Value: dtv}, {Name: "GU", Value: uint32(gu)}, {Frag: acc}, {Frag: io}},
 		rw:   []bool{false, false, false, true, true},
 	}
 	var ps *pipe // `soles`, when the others are listed
@@ -396,8 +419,9 @@ func (d *Device) PadBackwardGather(gradOut *tensor.Tensor, mode kernels.Mode, pa
 	gin := &tensor.Tensor{DType: dt, Shape: inShape}
 	dst := j.outputTensor("grad_in", gin)
 	state := j.scratch("state", int(stateBytes))
-	groups := groupsFor(words)
+	groups := groupsFor((words + uint64(gu) - 1) / uint64(gu))
 	if listed != nil {
+		groups = groupsFor(words)
 		j.dispatch(ps, groups, j.words("params", pw), tab, src, dst.buf, state)
 		groups = groupsFor(uint64(len(listed)))
 		if len(listed) == 0 {

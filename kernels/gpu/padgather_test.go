@@ -106,6 +106,56 @@ func TestPadBackwardGatherBitwise(t *testing.T) {
 	}
 }
 
+// `main` with 1, 3 and 8 output words a thread (gatherUnits) gives the
+// bits of 2 words (and, with shader-f64, the CPU's): sole slots and
+// sums mixed, a word count that is no multiple of the units, and chains
+// long enough for several passes (more, the more units).
+func TestPadBackwardGatherUnits(t *testing.T) {
+	d := device(t)
+	r := rand.New(rand.NewSource(42))
+	defer func(u, v int) { gatherUnits, gatherUnitsSoftware = u, v }(gatherUnits, gatherUnitsSoftware)
+	cases := []struct {
+		shape []int
+		pads  []kernels.Pad
+		mode  kernels.Mode
+	}{
+		{[]int{3, 70, 61}, pp(0, 0, 2, 3, 1, 2), kernels.Reflect},
+		{[]int{5, 33}, pp(4, 1, 0, 7), kernels.Replicate},
+		{[]int{2}, pp(20000, 20000), kernels.Replicate}, // 40,001 contributions: 3 to 20 passes
+		{[]int{9, 130}, pp(1, 1, 3, 3), kernels.Constant},
+	}
+	for _, dt := range []tensor.DType{tensor.F32, tensor.F16} {
+		for _, c := range cases {
+			outShape, err := kernels.PadOutShape("pad", c.mode, c.shape, c.pads)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := randFloat(r, dt, outShape, 1)
+			specialGrads(r, g)
+			gatherUnits, gatherUnitsSoftware = 2, 2
+			want, err := d.PadBackwardGather(g, c.mode, c.pads)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Info().ShaderF64 {
+				cw, err := cpu.PadBackward(g, c.mode, c.pads)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sameBitsOrNaN(t, fmt.Sprintf("%v %v %v units 2 vs cpu", dt, c.mode, c.shape), want, cw)
+			}
+			for _, u := range []int{1, 3, 8} {
+				gatherUnits, gatherUnitsSoftware = u, u
+				got, err := d.PadBackwardGather(g, c.mode, c.pads)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sameBitsOrNaN(t, fmt.Sprintf("%v %v %v units %d", dt, c.mode, c.shape, u), got, want)
+			}
+		}
+	}
+}
+
 // Issue 9 row 15: 524,176 gradients folding onto the 4 slots of a 2×2
 // input (replicate 361 on both axes) — the CAS kernel's retry limit on the
 // H200 — come out exact here, equal to the CPU.

@@ -3,7 +3,8 @@
 // (contracts/project/fkc-wgsl-kernels.fkc.md, `pad_backward`): reflect,
 // replicate and constant, F32 / F16 / BF16 / F64.
 //
-// Specialisation: DT (0 f32, 1 f16, 2 bf16, 3 f64) and two fragments: the
+// Specialisation: DT (0 f32, 1 f16, 2 bf16, 3 f64), GU (output words per
+// thread of `main`) and two fragments: the
 // accumulator (acc64.wgsl: f64, exact conversions, on adapters with
 // shader-f64; acc32.wgsl: f32 elsewhere) and the element access
 // (padbw_io32.wgsl for u32 words, padbw_io64.wgsl for f64 data).
@@ -113,11 +114,13 @@ fn settle(e: u32) -> ACC {
     return a;
 }
 
+// Each thread writes GU output words W apart (GU Go-prepended: the
+// element access fragment's emit_many).
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid: vec3<u32>,
         @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
-    emit(thread_id(wid, nwg, lid));
+    emit_many(group_id(wid, nwg) * (GU * W) + lid);
 }
 
 // `soles` then `listed`: main's work split in two, for an adapter that

@@ -78,6 +78,43 @@ fn emit_sole(t: u32) {
     }
 }
 
+// Words t0 + i·W, i < GU. F32: every slot's table lookups first, then
+// the sole slots' grad loads, then the stores (all of a stage's loads
+// issued before any is used; the sums, rare, as emit does them): the same
+// bits as emit on each word. Halves: emit on each word.
+fn emit_many(t0: u32) {
+    if (DT != 0u) {
+        for (var i = 0u; i < GU; i = i + 1u) {
+            emit(t0 + i * W);
+        }
+        return;
+    }
+    let n = P[0];
+    var s: array<u32, GU>;
+    for (var i = 0u; i < GU; i = i + 1u) {
+        s[i] = NONE;
+        if (t0 + i * W < n) {
+            s[i] = sole(t0 + i * W);
+        }
+    }
+    var g: array<u32, GU>;
+    for (var i = 0u; i < GU; i = i + 1u) {
+        if (s[i] != NONE) {
+            g[i] = gout[s[i]];
+        }
+    }
+    for (var i = 0u; i < GU; i = i + 1u) {
+        let e = t0 + i * W;
+        if (e < n) {
+            if (s[i] != NONE) {
+                dst[GUARD + e] = sole_bits(g[i]);
+            } else {
+                dst[GUARD + e] = out_bits(settle(e));
+            }
+        }
+    }
+}
+
 // Thread t writes slot t (f32) or the two slots of output word t (halves).
 // (Copying the sole slots in a pass of their own, with few registers, was
 // slower on the H200: 78 us against 50 for the reflect bench case, a

@@ -9,6 +9,13 @@ fn gload(i: u32) -> ACC {
     return gout[i];
 }
 
+// Slots t0 + i·W, i < GU.
+fn emit_many(t0: u32) {
+    for (var i = 0u; i < GU; i = i + 1u) {
+        emit(t0 + i * W);
+    }
+}
+
 // Slot t: a sole contribution copied, else the sum; a zero stores +0, as
 // the CPU's.
 fn emit(t: u32) {
