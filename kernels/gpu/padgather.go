@@ -32,9 +32,10 @@ var (
 	gatherUnitsSoftware = 1
 )
 
-// wordsPerThread is gatherUnits or gatherUnitsSoftware, as fits d.
+// wordsPerThread is gatherUnits or gatherUnitsSoftware, as fits d (the
+// browser's SwiftShader is a software adapter too).
 func (d *Device) wordsPerThread() int {
-	if d.softwareAdapter() {
+	if d.softwareAdapter() || d.threadsOverTrees() {
 		return max(1, gatherUnitsSoftware)
 	}
 	return max(1, gatherUnits)
