@@ -129,8 +129,6 @@ func TestRunExitCodes(t *testing.T) {
 	}
 }
 
-// -h / --help on bench and verify prints their flags and exits 0 (it used
-// to fail with "flag: help requested").
 func TestInputDirectory(t *testing.T) {
 	dir := t.TempDir()
 	code, _, errOut := runMain("run", "sum", "-i", "x="+dir, "-o", filepath.Join(dir, "o.npy"))
@@ -145,6 +143,20 @@ func TestDevicesTakesNoArguments(t *testing.T) {
 	}
 }
 
+// bench's --reps and verify's --cases are whole numbers from 1 to 1000:
+// outside that, a usage error naming the bound, before any work.
+func TestCountFlagsBounded(t *testing.T) {
+	for _, args := range [][]string{{"bench", "--reps", "0"}, {"bench", "--reps", "1001"}, {"bench", "--reps", "1000000000"},
+		{"verify", "--cases", "0"}, {"verify", "--cases", "1001"}, {"verify", "--cases", "-5"}} {
+		code, out, errOut := runMain(args...)
+		if code != 2 || out != "" || !strings.Contains(errOut, "--"+strings.TrimPrefix(args[1], "--")+" "+args[2]+": want a whole number from 1 to 1000") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want a usage error naming 1 to 1000", args, code, out, errOut)
+		}
+	}
+}
+
+// -h / --help on bench and verify prints their flags and exits 0 (it used
+// to fail with "flag: help requested").
 func TestSubcommandHelp(t *testing.T) {
 	for _, args := range [][]string{{"bench", "-h"}, {"bench", "--help"}, {"verify", "-h"}, {"run", "sum", "--help"}, {"run", "pad", "--mode", "reflect", "-h"}} {
 		code, out, errOut := runMain(args...)

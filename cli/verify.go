@@ -42,9 +42,15 @@ func flags(fs *flag.FlagSet, args []string, help io.Writer) error {
 	return nil
 }
 
-func atLeast1(cmd, name string, v int) error {
-	if v < 1 {
-		return kernels.Usagef("%s: --%s %d: want a whole number ≥ 1", cmd, name, v)
+// maxCount bounds --cases (verify) and --reps (bench), as the page's
+// fkc.bench bounds its reps: a slip such as --reps 1000000000 would
+// otherwise run for days and keep a time per repetition.
+const maxCount = 1000
+
+// count checks a --cases / --reps value: a whole number from 1 to maxCount.
+func count(cmd, name string, v int) error {
+	if v < 1 || v > maxCount {
+		return kernels.Usagef("%s: --%s %d: want a whole number from 1 to %d", cmd, name, v, maxCount)
 	}
 	return nil
 }
@@ -60,7 +66,7 @@ func verifyCmd(args []string, stdout, stderr io.Writer, cfg Config) int {
 	} else if err != nil {
 		return fail(stderr, err)
 	}
-	if err := atLeast1("verify", "cases", *cases); err != nil {
+	if err := count("verify", "cases", *cases); err != nil {
 		return fail(stderr, err)
 	}
 	eng, b, closeFn, err := open(*backend, cfg)
@@ -88,7 +94,7 @@ func benchCmd(args []string, stdout, stderr io.Writer, cfg Config) int {
 	} else if err != nil {
 		return fail(stderr, err)
 	}
-	if err := atLeast1("bench", "reps", *reps); err != nil {
+	if err := count("bench", "reps", *reps); err != nil {
 		return fail(stderr, err)
 	}
 	matched := false
