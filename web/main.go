@@ -38,6 +38,10 @@ func main() {
 	dir := flag.String("dir", "web/static", "directory to serve")
 	allow := flag.String("allow-host", "", "more Host names to serve, comma-separated (\"*\": any); by default only localhost and the bound address, so that a DNS-rebinding page cannot read the app")
 	flag.Parse()
+	if err := checkFlags(*addr, *dir, *allow, flag.Args()); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
 
 	if _, err := os.Stat(*dir + "/index.html"); err != nil {
 		log.Fatalf("web: %s has no index.html (run from the repository root, or pass -dir): %v", *dir, err)
@@ -59,6 +63,49 @@ func main() {
 	// The e2e tests start this binary with -addr 127.0.0.1:0 and read the URL from this line.
 	fmt.Printf("fkc playground: serving %s on http://%s/\n", *dir, ln.Addr())
 	log.Fatal(newServer(hostCheck(h, newHostPolicy(ln.Addr(), *allow))).Serve(ln))
+}
+
+// checkFlags refuses what the flags cannot mean: arguments besides them,
+// an empty -addr (net.Listen would take it as every interface, any port)
+// or -dir, and -allow-host entries other than "*", a bare host name or an
+// IP literal (a port, a scheme or brackets could never match a request's
+// Host, which is compared without its port).
+func checkFlags(addr, dir, allow string, args []string) error {
+	switch {
+	case len(args) > 0:
+		return fmt.Errorf("web: unexpected argument %q (the flags are -addr HOST:PORT, -dir DIR, -allow-host NAME,…)", args[0])
+	case addr == "":
+		return fmt.Errorf("web: -addr is empty; give HOST:PORT, e.g. 127.0.0.1:8080 (port 0 picks a free port)")
+	case dir == "":
+		return fmt.Errorf("web: -dir is empty; give the directory to serve, e.g. web/static")
+	}
+	for _, n := range strings.Split(allow, ",") {
+		n = strings.TrimSpace(n)
+		if n == "" || n == "*" || net.ParseIP(n) != nil || hostNameOK(strings.TrimSuffix(n, ".")) {
+			continue
+		}
+		return fmt.Errorf("web: -allow-host %q: want a bare host name or IP address (no port, scheme, path or brackets), or *", n)
+	}
+	return nil
+}
+
+// hostNameOK reports a DNS name: dot-separated labels of letters, digits,
+// '-' and '_', none empty or longer than 63 bytes.
+func hostNameOK(n string) bool {
+	if n == "" || len(n) > 253 {
+		return false
+	}
+	for _, l := range strings.Split(n, ".") {
+		if l == "" || len(l) > 63 {
+			return false
+		}
+		for _, c := range l {
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // newServer bounds how long a client may hold a connection: a request's
@@ -118,18 +165,47 @@ func newHostPolicy(a net.Addr, allow string) hostPolicy {
 	return p
 }
 
+// hostName is a Host header's name or IP, lower case, without its port,
+// its IPv6 brackets or a trailing dot; an error for a malformed Host (RFC
+// 9110 §7.2: uri-host [":" port], an IPv6 literal in one pair of
+// brackets, the port decimal digits up to 65535).
+func hostName(host string) (string, error) {
+	name, port := host, ""
+	if strings.HasPrefix(host, "[") {
+		end := strings.IndexByte(host, ']')
+		if end < 0 || net.ParseIP(host[1:end]) == nil || strings.Contains(host[1:end], ".") && !strings.Contains(host[1:end], ":") {
+			return "", fmt.Errorf("a bracketed address must be an IPv6 literal")
+		}
+		name, port = host[1:end], host[end+1:]
+		if port != "" && !strings.HasPrefix(port, ":") {
+			return "", fmt.Errorf("want [IPv6]:PORT")
+		}
+		port = strings.TrimPrefix(port, ":")
+	} else {
+		if i := strings.LastIndexByte(host, ':'); i >= 0 {
+			name, port = host[:i], host[i+1:]
+		}
+		if strings.ContainsAny(name, "[]:") {
+			return "", fmt.Errorf("brackets or a colon in the name (an IPv6 address goes in brackets)")
+		}
+	}
+	if port != "" {
+		v, err := strconv.Atoi(port)
+		if err != nil || v < 0 || v > 65535 || strings.TrimLeft(port, "0123456789") != "" {
+			return "", fmt.Errorf("port %q is not a number from 0 to 65535", port)
+		}
+	}
+	return strings.TrimSuffix(strings.ToLower(name), "."), nil
+}
+
 // allows reports whether a request's Host (name or IP, with or without a
-// port) is served.
+// port) is served; a malformed Host is not.
 func (p hostPolicy) allows(host string) bool {
 	if p.allowAll {
 		return true
 	}
-	name := host
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		name = h
-	}
-	name = strings.TrimSuffix(strings.ToLower(strings.Trim(name, "[]")), ".")
-	if name == "" {
+	name, err := hostName(host)
+	if err != nil || name == "" {
 		return false
 	}
 	if p.names[name] {
@@ -145,6 +221,13 @@ func (p hostPolicy) allows(host string) bool {
 // hostCheck refuses requests whose Host the policy does not serve.
 func hostCheck(next http.Handler, p hostPolicy) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := hostName(r.Host); err != nil && !p.allowAll {
+			securityHeaders(w.Header())
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			w.WriteHeader(http.StatusBadRequest)
+			fmt.Fprintf(w, "fkc playground: malformed Host %q: %v\n", r.Host, err)
+			return
+		}
 		if !p.allows(r.Host) {
 			securityHeaders(w.Header()) // as the handler sets them on its answers
 			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
@@ -275,7 +358,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if !useGzip {
 		hd.Set("ETag", etag)
-		http.ServeContent(w, r, "", info.ModTime(), f)
+		serveContent(w, r, info.ModTime(), f, info.Size())
 		return
 	}
 	hd.Set("Content-Encoding", "gzip")
@@ -287,7 +370,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		defer gf.Close()
 		if ginfo.ModTime().Equal(info.ModTime()) {
 			hd.Set("ETag", fmt.Sprintf(`"%x-%x-gzs-%x"`, info.ModTime().UnixNano(), info.Size(), ginfo.Size()))
-			http.ServeContent(w, r, "", info.ModTime(), gf)
+			serveContent(w, r, info.ModTime(), gf, ginfo.Size())
 			return
 		}
 	}
@@ -298,7 +381,53 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "read error", http.StatusInternalServerError)
 		return
 	}
-	http.ServeContent(w, r, "", info.ModTime(), bytes.NewReader(data))
+	serveContent(w, r, info.ModTime(), bytes.NewReader(data), int64(len(data)))
+}
+
+// serveContent is http.ServeContent (size: content's length) with two
+// repairs. A zero-length suffix range ("bytes=-0") selects nothing (RFC
+// 9110 §14.1.2), where ServeContent answers 206 with an inverted
+// Content-Range (golang/go#81262): such ranges are dropped, and a Range of
+// nothing else is answered 416. And its error answers (416, 412) keep
+// Cache-Control, which it removes with the representation's headers.
+func serveContent(w http.ResponseWriter, r *http.Request, mod time.Time, content io.ReadSeeker, size int64) {
+	if rg := r.Header.Get("Range"); strings.HasPrefix(rg, "bytes=") {
+		var keep []string
+		for _, spec := range strings.Split(strings.TrimPrefix(rg, "bytes="), ",") {
+			if t := strings.TrimSpace(spec); len(t) > 1 && t[0] == '-' && strings.Trim(t[1:], "0") == "" {
+				continue // "-0", "-00": a suffix of no bytes
+			}
+			keep = append(keep, spec)
+		}
+		if len(keep) == 0 {
+			hd := w.Header()
+			hd.Del("Content-Encoding")
+			hd.Del("ETag")
+			hd.Set("Content-Range", fmt.Sprintf("bytes */%d", size))
+			hd.Set("Content-Type", "text/plain; charset=utf-8")
+			w.WriteHeader(http.StatusRequestedRangeNotSatisfiable)
+			fmt.Fprintf(w, "invalid range: %q selects no bytes\n", rg)
+			return
+		}
+		r.Header.Set("Range", "bytes="+strings.Join(keep, ","))
+	}
+	http.ServeContent(keepCacheControl{w}, r, "", mod, content)
+}
+
+// keepCacheControl puts securityHeaders' Cache-Control back on a response
+// that lost it (ServeContent's error answers).
+type keepCacheControl struct{ http.ResponseWriter }
+
+func (k keepCacheControl) WriteHeader(code int) {
+	if k.Header().Get("Cache-Control") == "" {
+		k.Header().Set("Cache-Control", "no-cache")
+	}
+	k.ResponseWriter.WriteHeader(code)
+}
+
+// ReadFrom keeps the underlying writer's sendfile path for file bodies.
+func (k keepCacheControl) ReadFrom(src io.Reader) (int64, error) {
+	return io.Copy(k.ResponseWriter, src)
 }
 
 // securityHeaders are set on every response, errors and 304s included.

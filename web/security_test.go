@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -30,7 +31,9 @@ func TestHostPolicy(t *testing.T) {
 	}{
 		{"127.0.0.1:8080", "",
 			[]string{"127.0.0.1:8080", "127.0.0.1", "localhost:8080", "localhost", "LOCALHOST", "localhost.:8080"},
-			[]string{"evil.example", "evil.example:8080", "127.0.0.2:8080", "[::1]:8080", "", "localhost.evil.example", "127.0.0.1.evil.example", "0x7f.0.0.1", "2130706433"}},
+			[]string{"evil.example", "evil.example:8080", "127.0.0.2:8080", "[::1]:8080", "", "localhost.evil.example", "127.0.0.1.evil.example", "0x7f.0.0.1", "2130706433",
+				// malformed: brackets around a name or an IPv4 address, a port that is no port
+				"]]localhost[[", "[[localhost]]", "[localhost]:8080", "[127.0.0.1]", "localhost:abc", "localhost:99999999999", "127.0.0.1:-1", "localhost:8080:1", "[::1]x"}},
 		{"[::1]:8080", "", []string{"[::1]:8080", "[::1]", "localhost:8080"}, []string{"127.0.0.1:8080", "evil.example:8080"}},
 		{"0.0.0.0:8080", "", []string{"10.1.2.3:8080", "127.0.0.1", "[fe80::1]:8080", "localhost"}, []string{"evil.example:8080", "printer.lan"}},
 		{"127.0.0.1:8080", "playground.lan, Other.Example.", []string{"playground.lan:8080", "other.example", "localhost"}, []string{"evil.example", "lan"}},
@@ -58,7 +61,8 @@ func TestHostCheckHandler(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := hostCheck(fh, newHostPolicy(tcp("127.0.0.1:8080"), ""))
-	for host, want := range map[string]int{"127.0.0.1:8080": 200, "localhost:8080": 200, "evil.example:8080": http.StatusMisdirectedRequest} {
+	for host, want := range map[string]int{"127.0.0.1:8080": 200, "localhost:8080": 200, "evil.example:8080": http.StatusMisdirectedRequest,
+		"localhost:abc": http.StatusBadRequest, "[localhost]": http.StatusBadRequest} {
 		req := httptest.NewRequest("GET", "/", nil)
 		req.Host = host
 		rec := httptest.NewRecorder()
@@ -66,7 +70,10 @@ func TestHostCheckHandler(t *testing.T) {
 		if rec.Code != want {
 			t.Errorf("Host %s: %d, want %d", host, rec.Code, want)
 		}
-		if want != 200 && (!strings.Contains(rec.Body.String(), "-allow-host") || strings.Contains(rec.Body.String(), "<title>")) {
+		if want == http.StatusBadRequest && !strings.Contains(rec.Body.String(), "malformed Host") {
+			t.Errorf("Host %s: body %q", host, rec.Body.String())
+		}
+		if want == http.StatusMisdirectedRequest && (!strings.Contains(rec.Body.String(), "-allow-host") || strings.Contains(rec.Body.String(), "<title>")) {
 			t.Errorf("Host %s: body %q", host, rec.Body.String())
 		}
 	}
@@ -238,6 +245,72 @@ func TestAcceptsGzip(t *testing.T) {
 		}
 		if got := acceptsGzip(r); got != c.want {
 			t.Errorf("Accept-Encoding %q: gzip %v, want %v", c.lines, got, c.want)
+		}
+	}
+}
+
+// The flags: no stray arguments, no empty -addr or -dir, and -allow-host
+// entries that can match a Host (a bare name or IP, or *).
+func TestCheckFlags(t *testing.T) {
+	for _, c := range []struct {
+		addr, dir, allow string
+		args             []string
+		want             string // "" = accepted
+	}{
+		{"127.0.0.1:8080", "web/static", "", nil, ""},
+		{"127.0.0.1:0", "d", "playground.lan, Other.Example., 10.0.0.7, ::1, *", nil, ""},
+		{"127.0.0.1:8080", "d", "", []string{"extra"}, `unexpected argument "extra"`},
+		{"", "d", "", nil, "-addr is empty"},
+		{"127.0.0.1:8080", "", "", nil, "-dir is empty"},
+		{"127.0.0.1:8080", "d", "example.com:8080", nil, `-allow-host "example.com:8080": want a bare host name`},
+		{"127.0.0.1:8080", "d", "ok.lan,[::1]", nil, `-allow-host "[::1]"`},
+		{"127.0.0.1:8080", "d", "http://bar.lan", nil, `-allow-host "http://bar.lan"`},
+		{"127.0.0.1:8080", "d", "a..b", nil, `-allow-host "a..b"`},
+	} {
+		err := checkFlags(c.addr, c.dir, c.allow, c.args)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%+v: %v", c, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%+v: error %v, want %q", c, err, c.want)
+		}
+	}
+}
+
+// A zero-length suffix range selects nothing: alone it is answered 416
+// with "bytes */size" (ServeContent answered 206 with an inverted
+// Content-Range), beside a good range it is dropped; and ServeContent's
+// own 416 keeps Cache-Control.
+func TestRangeRepairs(t *testing.T) {
+	dir := testDir(t)
+	fh, err := newHandler(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := func(name string) int64 {
+		fi, err := os.Stat(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Size()
+	}
+	for _, c := range []struct {
+		rng          string
+		status       int
+		contentRange string
+	}{
+		{"bytes=-0", 416, fmt.Sprintf("bytes */%d", size("app.js"))},
+		{"bytes=-000", 416, fmt.Sprintf("bytes */%d", size("app.js"))},
+		{"bytes=0-0,-0", 206, fmt.Sprintf("bytes 0-0/%d", size("app.js"))},
+		{"bytes=99999999-", 416, fmt.Sprintf("bytes */%d", size("app.js"))},
+	} {
+		r := httptest.NewRequest("GET", "/app.js", nil)
+		r.Header.Set("Range", c.rng)
+		w := httptest.NewRecorder()
+		fh.ServeHTTP(w, r)
+		hd := w.Result().Header
+		if w.Code != c.status || hd.Get("Content-Range") != c.contentRange || hd.Get("Cache-Control") != "no-cache" {
+			t.Errorf("Range %q: %d, Content-Range %q, Cache-Control %q; want %d, %q, no-cache", c.rng, w.Code, hd.Get("Content-Range"), hd.Get("Cache-Control"), c.status, c.contentRange)
 		}
 	}
 }
