@@ -38,7 +38,7 @@ const usage = `usage: fkc COMMAND [ARGS]
   fkc lint FILE...                          diagnostics file:line: msg; exit 1 on errors
   fkc fmt [-w] FILE...                      canonical indentation
   fkc devices                               GPU adapters found (Vulkan)
-  fkc run OP [--backend cpu|vulkan] [--kernel PROVIDER/NAME] [--dtype bf16] -i NAME=FILE.npy ... -o OUT.npy [flags]
+  fkc run OP [--backend cpu|vulkan] [--kernel PROVIDER/NAME] [--dtype bf16] -i NAME=FILE.npy ... -o OUT.npy|- [flags]
   fkc verify [--backend cpu|vulkan] [--seed N] [--cases N]
   fkc bench  [--backend cpu|vulkan] [--json] [--op PREFIX] [--reps N]
   fkc judge  [--backend cpu|vulkan] [--kernel PROVIDER/NAME]... [--dtype D] [--budget 60s] [--clock auto|wall] [--json] [-o report.json]
@@ -140,7 +140,7 @@ func open(backend string, cfg Config) (*engine.Engine, engine.Backend, func(), e
 }
 
 func runHelp(w io.Writer) {
-	fmt.Fprintln(w, "usage: fkc run OP [--backend cpu|vulkan] [--kernel PROVIDER/NAME] [--dtype bf16] -i NAME=FILE.npy ... -o OUT.npy [flags]")
+	fmt.Fprintln(w, "usage: fkc run OP [--backend cpu|vulkan] [--kernel PROVIDER/NAME] [--dtype bf16] -i NAME=FILE.npy ... -o OUT.npy|- [flags]")
 	fmt.Fprintln(w, "\nops:")
 	for _, o := range ops.Table {
 		ins := make([]string, len(o.Inputs))

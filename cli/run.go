@@ -86,7 +86,7 @@ func parseRun(args []string) (*runArgs, error) {
 		}
 	}
 	if r.out == "" {
-		return nil, kernels.Usagef("run %s needs -o OUT.npy", r.op)
+		return nil, kernels.Usagef("run %s needs -o OUT.npy (- for stdout)", r.op)
 	}
 	return r, nil
 }
@@ -146,7 +146,16 @@ func run(args []string, stdout, stderr io.Writer, cfg Config) int {
 	// Atomic (temporary file, fsync, rename): a failed write leaves an
 	// existing file, which may be one of the inputs, as it was. The kernel
 	// line comes after it, so a failed run prints only its "fkc:" line.
-	if err := atomicWrite(func() error { return tensor.WriteNpyFile(r.out, res.Out) }); err != nil {
+	write := func() error { return tensor.WriteNpyFile(r.out, res.Out) }
+	if r.out == "-" { // the .npy on stdout, as -o - means for fkc judge (it wrote a file named -)
+		write = func() error {
+			if err := tensor.WriteNpy(stdout, res.Out); err != nil {
+				return fmt.Errorf("write stdout: %w", err)
+			}
+			return nil
+		}
+	}
+	if err := atomicWrite(write); err != nil {
 		return fail(stderr, err)
 	}
 	fmt.Fprintln(stderr, res.ServedBy())

@@ -129,6 +129,34 @@ func TestRunExitCodes(t *testing.T) {
 	}
 }
 
+// -o - writes the .npy to stdout (it wrote a file named "-"); the kernel
+// line stays on stderr.
+func TestRunOutputStdout(t *testing.T) {
+	dir := t.TempDir()
+	x := tensor.New(tensor.F32, []int{2, 3})
+	copy(x.F32(), []float32{1, 2, 3, 4, 5, 6})
+	in := writeNpy(t, dir, "x.npy", x)
+	wd, _ := os.Getwd()
+	if err := os.Chdir(dir); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chdir(wd)
+	code, out, stderr := runMain("run", "sum", "--dim", "1", "-i", "x="+in, "-o", "-")
+	if code != 0 || !strings.HasPrefix(stderr, "kernel ") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	got, err := tensor.ReadNpy(strings.NewReader(out), false)
+	if err != nil {
+		t.Fatalf("stdout is not a .npy: %v", err)
+	}
+	if s := got.F32(); len(s) != 2 || s[0] != 6 || s[1] != 15 {
+		t.Errorf("sum along dim 1 on stdout: %v, want [6 15]", s)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "-")); err == nil {
+		t.Error("a file named - was written")
+	}
+}
+
 func TestInputDirectory(t *testing.T) {
 	dir := t.TempDir()
 	code, _, errOut := runMain("run", "sum", "-i", "x="+dir, "-o", filepath.Join(dir, "o.npy"))

@@ -47,6 +47,14 @@ func WriteFileAtomic(path string, write func(io.Writer) error) error {
 			return fmt.Errorf("write %s: %w", path, err)
 		}
 		perm = st.Mode().Perm()
+		// The rename needs only the directory's permission: a file the
+		// user may not write would be replaced all the same (and change
+		// owner). Ask for write access to it first, as a plain save does.
+		f, err := os.OpenFile(target, os.O_WRONLY, 0)
+		if err != nil {
+			return fmt.Errorf("write %s: %w (it is unchanged)", path, unwrapPath(err))
+		}
+		f.Close()
 	case errors.Is(err, fs.ErrNotExist):
 		if li, lerr := os.Lstat(path); lerr == nil && li.Mode()&fs.ModeSymlink != 0 {
 			return fmt.Errorf("write %s: it is a symlink to a missing file", path)
@@ -84,7 +92,7 @@ func WriteFileAtomic(path string, write func(io.Writer) error) error {
 	if err := tmp.Close(); err != nil {
 		return fail(err)
 	}
-	if err := os.Rename(tmp.Name(), target); err != nil {
+	if err := temps.commit(tmp.Name(), target); err != nil {
 		return fail(err)
 	}
 	// Make the rename itself durable. Not every file system can sync a
@@ -101,7 +109,34 @@ var temps tempSet
 
 type tempSet struct {
 	sync.Mutex
-	names map[string]bool
+	names     map[string]bool
+	closed    bool // RemoveTemps ran: no write commits any more
+	committed int  // writes renamed into place
+}
+
+// commit renames a finished temporary file over its target, as one step
+// with respect to RemoveTemps: the rename happens and the write counts as
+// committed, or RemoveTemps came first and it does not happen.
+func (t *tempSet) commit(tmp, target string) error {
+	t.Lock()
+	defer t.Unlock()
+	if t.closed {
+		return errors.New("interrupted by a signal")
+	}
+	if err := os.Rename(tmp, target); err != nil {
+		return err
+	}
+	delete(t.names, tmp)
+	t.committed++
+	return nil
+}
+
+// Committed is how many atomic writes have been renamed into place so far
+// (a signal handler tells by it whether the write it interrupts is done).
+func Committed() int {
+	temps.Lock()
+	defer temps.Unlock()
+	return temps.committed
 }
 
 func (t *tempSet) track(name string, writing bool) {
@@ -120,10 +155,11 @@ func (t *tempSet) track(name string, writing bool) {
 // RemoveTemps deletes the temporary files of the atomic writes in progress,
 // for a command about to die of a signal (SIGINT, SIGTERM): a killed write
 // then leaves nothing behind either, as a failed one does. The writes
-// themselves fail if they go on.
+// themselves fail if they go on, and no write commits after it.
 func RemoveTemps() {
 	temps.Lock()
 	defer temps.Unlock()
+	temps.closed = true
 	for name := range temps.names {
 		os.Remove(name)
 	}

@@ -83,3 +83,63 @@ func TestWriteNpyFileSizeLimit(t *testing.T) {
 		})
 	}
 }
+
+// A file the writer may not write is not replaced, although the rename
+// would only need the directory's permission: "permission denied", and the
+// file is byte for byte as it was. Run as an unprivileged user (as root,
+// in a child process with uid/gid 65534).
+func TestWriteNpyFileReadOnlyTarget(t *testing.T) {
+	if p := os.Getenv("FKC_TEST_RO_CHILD"); p != "" {
+		if err := WriteNpyFile(p, arange(4)); err != nil {
+			os.Stderr.WriteString(err.Error())
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, "ro.npy")
+	old := []byte("not yours")
+	if err := os.WriteFile(p, old, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	bin := os.Args[0]
+	var cred *syscall.SysProcAttr
+	if os.Geteuid() == 0 {
+		// The child runs as nobody: it needs a copy of this test binary and
+		// a path to the file that it may search.
+		bin = filepath.Join(dir, "child.test")
+		data, err := os.ReadFile(os.Args[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(bin, data, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range []string{dir, filepath.Dir(dir)} {
+			if err := os.Chmod(d, 0o777); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for d := filepath.Dir(filepath.Dir(dir)); d != "/" && d != "."; d = filepath.Dir(d) {
+			if st, err := os.Stat(d); err == nil && st.Mode().Perm()&0o001 == 0 {
+				t.Skipf("%s is not searchable by other users", d)
+			}
+		}
+		cred = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	}
+	cmd := exec.Command(bin, "-test.run=^TestWriteNpyFileReadOnlyTarget$")
+	cmd.Env = append(os.Environ(), "FKC_TEST_RO_CHILD="+p)
+	cmd.SysProcAttr = cred
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(stderr.String(), "permission denied") || !strings.Contains(stderr.String(), "it is unchanged") {
+		t.Fatalf("child: %v, stderr %q; want exit 1 and permission denied (it is unchanged)", err, stderr.String())
+	}
+	if got, _ := os.ReadFile(p); !bytes.Equal(got, old) {
+		t.Errorf("the read-only file changed: %q", got)
+	}
+	if names, _ := os.ReadDir(dir); len(names) > 2 {
+		t.Errorf("the directory holds %d entries, want the file (and the binary's copy): a temporary file was left", len(names))
+	}
+}
