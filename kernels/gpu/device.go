@@ -105,6 +105,9 @@ type Device struct {
 	// run the late map callback through a cgo handle it no longer owns
 	// ("misuse of an invalid Handle" crash).
 	wedged bool
+	// closed: Close has released the device (guarded by mu); a second
+	// Close does nothing.
+	closed bool
 	// poisonBodies (tests) starts every overwritten output as poison.
 	poisonBodies bool
 	// forceThreads (tests) takes threadsOverTrees' kernel choices on any
@@ -286,6 +289,10 @@ func (d *Device) Close() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.setLost(fmt.Errorf("gpu: device closed"))
+	if d.closed {
+		return
+	}
+	d.closed = true
 	if d.wedged {
 		return // leak it: releasing would complete the pending map
 	}

@@ -32,6 +32,11 @@ type kernelSpec struct {
 // pipeline returns the cached pipeline for spec, building it on first use.
 // Call with d.mu held.
 func (d *Device) pipeline(s kernelSpec) (*pipe, error) {
+	// A closed or lost device builds nothing (Close released it: building
+	// would use the released wgpu objects); begin reports the same error.
+	if err := d.lostErr(); err != nil {
+		return nil, err
+	}
 	key := s.name + ":" + s.entry
 	if p, ok := d.pipes[key]; ok {
 		return p, nil

@@ -40,3 +40,33 @@ func TestReadbackTimeoutAbandonsDevice(t *testing.T) {
 	}
 	time.Sleep(100 * time.Millisecond)
 }
+
+// After Close a call builds nothing on the released device (no pipeline
+// is made: it would go through released wgpu objects) and returns "device
+// closed"; a second Close does nothing.
+func TestCloseIsFinal(t *testing.T) {
+	device(t) // skips without a Vulkan adapter
+	d, err := OpenNative()
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := tensor.New(tensor.F32, []int{4, 8})
+	pads := []kernels.Pad{{Before: 1, After: 1}, {Before: 2, After: 2}}
+	if _, err := d.Pad(x, kernels.Reflect, pads, nil); err != nil {
+		t.Fatal(err)
+	}
+	d.Close()
+	d.Close()
+	for _, call := range []func() error{
+		func() error { _, err := d.Pad(x, kernels.Replicate, pads, nil); return err },
+		func() error { _, err := d.SumDim(x, 1); return err },
+		func() error { _, err := d.PadBackwardGather(x, kernels.Replicate, pads); return err },
+	} {
+		if err := call(); err == nil || !strings.Contains(err.Error(), "device closed") {
+			t.Errorf("a call after Close: %v, want \"device closed\"", err)
+		}
+	}
+	if len(d.pipes) != 0 {
+		t.Errorf("%d pipelines were built after Close", len(d.pipes))
+	}
+}
