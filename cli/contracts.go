@@ -39,7 +39,7 @@ func cmdArgs(cmd string, args []string, known ...string) (flags map[string]bool,
 			return flags, append(rest, args[i+1:]...), nil
 		}
 		if strings.HasPrefix(a, "-") && a != "-" {
-			name := strings.TrimLeft(a, "-")
+			name := strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-") // -w or --w, not ---w
 			ok := false
 			for _, k := range known {
 				ok = ok || k == name
@@ -411,8 +411,13 @@ func Fmt(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "fkc: %v\n", err)
 		return 1
 	}
-	status := 0
+	status, formatted := 0, 0
 	for _, f := range files {
+		if !isDocument(f) { // as lint skips it: fmt rewrote YAML-looking lines of any file
+			fmt.Fprintf(stderr, "fkc fmt: skipping %s: not an FKC document (neither .md nor holding a ```fkc block)\n", f)
+			continue
+		}
+		formatted++
 		src, err := contract.ReadFile(f)
 		if err != nil {
 			fmt.Fprintf(stderr, "fkc: %v\n", err)
@@ -426,6 +431,13 @@ func Fmt(args []string, stdout, stderr io.Writer) int {
 			continue
 		}
 		changed := string(out) != string(src)
+		if changed {
+			if err := sameContracts(f, src, out); err != nil {
+				fmt.Fprintf(stderr, "fkc fmt: %s: not formatted: %v\n", f, err)
+				status = 1
+				continue
+			}
+		}
 		if flags["l"] && changed {
 			fmt.Fprintln(stdout, f)
 		}
@@ -444,5 +456,80 @@ func Fmt(args []string, stdout, stderr io.Writer) int {
 			stdout.Write(out)
 		}
 	}
+	if formatted == 0 {
+		fmt.Fprintf(stderr, "fkc fmt: no FKC document in %s\n", strings.Join(paths, " "))
+		return 1
+	}
 	return status
+}
+
+// sameContracts checks that formatting keeps a document's meaning: the
+// formatted text loads the same contracts as the original (every field,
+// prose and comments included; line numbers and the record of rebuilt
+// indentation aside) and raises no error the original did not. A block
+// that formatting pushes past a size limit, or an unclosed block whose
+// following prose would be re-indented, fails it.
+func sameContracts(name string, src, out []byte) error {
+	a, da := contract.Parse(name, src)
+	b, db := contract.Parse(name, out)
+	if sa, sb := docSignature(a), docSignature(b); sa != sb {
+		return fmt.Errorf("the formatted text would not load the same contracts (%s)", docDiff(a, b))
+	}
+	for _, d := range db {
+		if d.Severity == "error" && !hasError(da, d) {
+			return fmt.Errorf("the formatted text would have an error the file has not: line %d: %s", d.Line, d.Msg)
+		}
+	}
+	for _, d := range da {
+		if d.Severity == "error" && strings.Contains(d.Msg, "never closed") {
+			return fmt.Errorf("line %d: %s (close it first; formatting would re-indent what follows it)", d.Line, d.Msg)
+		}
+	}
+	return nil
+}
+
+func docSignature(d *contract.Document) string {
+	if d == nil {
+		return ""
+	}
+	c := *d
+	c.File, c.Rebuilt = "", nil
+	c.Kernels = nil
+	for _, k := range d.Kernels {
+		kc := *k
+		kc.Line, kc.BlockLine = 0, 0
+		c.Kernels = append(c.Kernels, &kc)
+	}
+	j, _ := json.Marshal(&c)
+	return string(j)
+}
+
+// docDiff names the first thing that differs between two loads.
+func docDiff(a, b *contract.Document) string {
+	switch {
+	case a == nil || b == nil:
+		return "one of them does not load"
+	case len(a.Kernels) != len(b.Kernels):
+		return fmt.Sprintf("%d kernel sections against %d", len(a.Kernels), len(b.Kernels))
+	}
+	for i := range a.Kernels {
+		ka, kb := *a.Kernels[i], *b.Kernels[i]
+		ka.Line, ka.BlockLine, kb.Line, kb.BlockLine = 0, 0, 0, 0
+		ja, _ := json.Marshal(ka)
+		jb, _ := json.Marshal(kb)
+		if string(ja) != string(jb) {
+			return "section ## " + ka.Name + " changes"
+		}
+	}
+	return "the front matter or the prose changes"
+}
+
+// hasError reports an error diagnostic with d's code and message in ds.
+func hasError(ds []contract.Diagnostic, d contract.Diagnostic) bool {
+	for _, x := range ds {
+		if x.Severity == "error" && x.Code == d.Code && x.Msg == d.Msg {
+			return true
+		}
+	}
+	return false
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -274,5 +275,76 @@ func TestContractsListingIsLinear(t *testing.T) {
 		if r := float64(s[40]) / float64(s[20]); r > 2.1 {
 			t.Errorf("%q: doubling the sections multiplies the listing by %.2f", mode, r)
 		}
+	}
+}
+
+// fmt keeps a document's meaning or leaves it alone: a block that the
+// re-indentation would push past the block size limit (so its section would
+// no longer load), and a block that is never closed (what follows it would
+// be re-indented as YAML), are refused and the file is unchanged; a file
+// that is no FKC document is skipped, not rewritten.
+func TestFmtRefusesToChangeMeaning(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile("../contracts/project/fkc-cpu-kernels.fkc.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(src), "\n")
+	open := -1
+	for i, l := range lines {
+		if strings.HasPrefix(l, "```fkc") {
+			open = i
+			break
+		}
+	}
+	// A deep map at one space a level: under the block limit as written,
+	// over it at fmt's two spaces a level.
+	var deep []string
+	deep = append(deep, "notes:")
+	for d := 1; d <= 300; d++ {
+		deep = append(deep, strings.Repeat(" ", d)+fmt.Sprintf("n%03d:", d))
+	}
+	deep[len(deep)-1] += " leaf"
+	big := append(append(append([]string{}, lines[:open+1]...), deep...), lines[open+1:]...)
+	// A seed whose indentation was lost (fmt rebuilds it), its first block
+	// left open, prose with a nested list after it.
+	flat, err := os.ReadFile("../contracts/seeds/fuel-cpu-backend.fkc.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	unclosed := strings.Split(string(flat), "\n")
+	open = -1
+	for i, l := range unclosed {
+		if strings.HasPrefix(l, "```fkc") {
+			open = i
+			break
+		}
+	}
+	for i := open + 1; i < len(unclosed); i++ {
+		if strings.TrimSpace(unclosed[i]) == "```" {
+			unclosed[i] = ""
+			break
+		}
+	}
+	unclosed = append(unclosed, "", "Prose after it:", "  - a nested item")
+	for name, body := range map[string]string{"big.md": strings.Join(big, "\n"), "unclosed.md": strings.Join(unclosed, "\n")} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, _, errOut := runMain("fmt", "-w", p)
+		got, _ := os.ReadFile(p)
+		if code != 1 || !strings.Contains(errOut, "not formatted") || string(got) != body {
+			t.Errorf("fmt -w %s: exit %d, stderr %q, file changed %v; want exit 1, not formatted, unchanged", name, code, errOut, string(got) != body)
+		}
+	}
+	goFile := filepath.Join(dir, "y.go")
+	goSrc := "package main\n---\nfoo:\n    bar: 1\n---\n"
+	if err := os.WriteFile(goFile, []byte(goSrc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := runMain("fmt", "-w", goFile)
+	if got, _ := os.ReadFile(goFile); code != 1 || string(got) != goSrc || !strings.Contains(errOut, "not an FKC document") {
+		t.Errorf("fmt -w y.go: exit %d, stderr %q, file %q; want it skipped and unchanged", code, errOut, got)
 	}
 }

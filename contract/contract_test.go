@@ -507,3 +507,26 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// A longer fence shows a shorter one inside it (CommonMark): a ````
+// markdown block before the first section, holding a ```fkc example, is
+// prose; every seed kernel still loads. The ``` inside used to close the
+// outer block, and the next section's kernel was silently lost.
+func TestLongerFenceHoldsAnExample(t *testing.T) {
+	example := "````markdown\nA kernel section looks like this:\n\n## example\n\n```fkc\nkernel: example\n```\n````\n\n"
+	for _, s := range seeds {
+		src := string(readSeed(t, s.file))
+		i := strings.Index(src, "\n## ")
+		if i < 0 {
+			t.Fatalf("%s: no section", s.file)
+		}
+		d, _ := Parse(s.file, []byte(src[:i+1]+example+src[i+1:]))
+		if d == nil || len(d.Kernels) != s.kernels {
+			n := -1
+			if d != nil {
+				n = len(d.Kernels)
+			}
+			t.Errorf("%s with a ```` example: %d kernels, want %d", s.file, n, s.kernels)
+		}
+	}
+}

@@ -44,11 +44,21 @@ func splitLines(src []byte) []string {
 func trimCR(s string) string { return strings.TrimSuffix(s, "\r") }
 
 func isFence(s string) (info string, ok bool) {
+	info, _, ok = fence(s)
+	return info, ok
+}
+
+// fence reads a backtick fence line: its info string and its length (3 or
+// more backticks). As in CommonMark, a code block closes only at a bare
+// fence at least as long as the one that opened it, so a ```` block can
+// show a ``` example inside it.
+func fence(s string) (info string, n int, ok bool) {
 	t := strings.TrimSpace(s)
 	if !strings.HasPrefix(t, "```") {
-		return "", false
+		return "", 0, false
 	}
-	return strings.TrimSpace(strings.TrimLeft(t, "`")), true
+	rest := strings.TrimLeft(t, "`")
+	return strings.TrimSpace(rest), len(t) - len(rest), true
 }
 
 func isHeading2(s string) bool { return strings.HasPrefix(trimCR(s), "## ") || trimCR(s) == "##" }
@@ -98,18 +108,18 @@ func scanDoc(src []byte) *layout {
 	}
 	L.proseFrom, L.proseTo = i, n
 	var cur *section
-	inCode := false // a non-fkc fenced code block in prose
+	inCode := 0 // the fence length of a non-fkc fenced code block in prose (0: none)
 	for ; i < n; i++ {
 		line := lines[i]
-		if info, ok := isFence(line); ok {
-			if inCode {
-				if info == "" {
-					inCode = false
+		if info, flen, ok := fence(line); ok {
+			if inCode > 0 {
+				if info == "" && flen >= inCode {
+					inCode = 0
 				}
 				continue
 			}
 			if info != "fkc" {
-				inCode = true
+				inCode = flen
 				continue
 			}
 			// a ```fkc block
@@ -123,10 +133,11 @@ func scanDoc(src []byte) *layout {
 			if cur.fence >= 0 {
 				cur.extraFences = append(cur.extraFences, i)
 			}
+			_, open, _ := fence(line)
 			j := i + 1
 			for ; j < n; j++ {
-				if info, ok := isFence(lines[j]); ok {
-					if info == "" {
+				if info, flen, ok := fence(lines[j]); ok {
+					if info == "" && flen >= open {
 						break
 					}
 					if info == "fkc" {
@@ -164,7 +175,7 @@ func scanDoc(src []byte) *layout {
 			i = j
 			continue
 		}
-		if inCode {
+		if inCode > 0 {
 			continue
 		}
 		if L.title < 0 && cur == nil && strings.HasPrefix(trimCR(line), "# ") {

@@ -65,7 +65,11 @@ func WriteFileAtomic(path string, write func(io.Writer) error) error {
 	dir := filepath.Dir(target)
 	tmp, err := createTemp(dir, tempPrefix(filepath.Base(target)), perm)
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, unwrapPath(err))
+		what := "it is unchanged"
+		if st == nil {
+			what = "nothing was created"
+		}
+		return fmt.Errorf("write %s: %w (a temporary file in %s: %s)", path, unwrapPath(err), dir, what)
 	}
 	temps.track(tmp.Name(), true)
 	defer temps.track(tmp.Name(), false)
