@@ -88,12 +88,18 @@ func expand(paths []string) ([]string, error) {
 	return out, nil
 }
 
-// isDocument: a .md file, or any other file with a ```fkc block in its
-// first MiB. The user's seeds come as .txt files and must load as given;
-// the sniff keeps `fkc lint contracts/*` from reading the Go files and the
-// compiled cache beside the documents.
+// isDocument: a .md file, or any other file with a ```fkc block within
+// the size a document may have (contract.MaxFileBytes: a block after the
+// first MiB was missed). The user's seeds come as .txt files and must load
+// as given; the sniff keeps `fkc lint contracts/*` from reading the Go
+// files and the compiled cache beside the documents. A pipe or device
+// named on its own is taken as given: sniffing would consume what the
+// loader then reads (`fkc lint <(cat doc)` saw an empty document).
 func isDocument(path string) bool {
 	if strings.HasSuffix(path, ".md") {
+		return true
+	}
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() && !st.IsDir() {
 		return true
 	}
 	f, err := os.Open(path)
@@ -101,7 +107,7 @@ func isDocument(path string) bool {
 		return false
 	}
 	defer f.Close()
-	head, _ := io.ReadAll(io.LimitReader(f, 1<<20))
+	head, _ := io.ReadAll(io.LimitReader(f, contract.MaxFileBytes))
 	return bytes.Contains(head, []byte("```fkc"))
 }
 

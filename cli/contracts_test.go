@@ -348,3 +348,32 @@ func TestFmtRefusesToChangeMeaning(t *testing.T) {
 		t.Errorf("fmt -w y.go: exit %d, stderr %q, file %q; want it skipped and unchanged", code, errOut, got)
 	}
 }
+
+// A .txt document whose first block comes after its first MiB is a
+// document (it was skipped as none), and a document read from a pipe is
+// read once (the sniff consumed it: lint saw an empty document).
+func TestDocumentSniff(t *testing.T) {
+	src, err := os.ReadFile("../contracts/project/fkc-cpu-kernels.fkc.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := strings.Index(string(src), "\n## ")
+	late := string(src[:i+1]) + strings.Repeat(strings.Repeat("x", 99)+"\n", 11000) + string(src[i+1:])
+	p := filepath.Join(t.TempDir(), "late.txt")
+	if err := os.WriteFile(p, []byte(late), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := runMain("contracts", p); code != 0 || !strings.Contains(out, "3 kernel sections") {
+		t.Errorf("a block after the first MiB: exit %d, stdout %.200q, stderr %q", code, out, errOut)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { w.Write(src); w.Close() }()
+	defer r.Close()
+	code, out, errOut := runMain("contracts", fmt.Sprintf("/dev/fd/%d", r.Fd()))
+	if code != 0 || !strings.Contains(out, "3 kernel sections") {
+		t.Errorf("a document from a pipe: exit %d, stdout %.200q, stderr %q", code, out, errOut)
+	}
+}
