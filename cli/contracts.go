@@ -111,20 +111,16 @@ func isDocument(path string) bool {
 	return bytes.Contains(head, []byte("```fkc"))
 }
 
-// loadPaths loads the documents named by FILE|DIR operands, or the embedded
-// contracts when there are none. Explicit files that are not FKC documents
-// (isDocument) are skipped with a note on stderr (so `fkc lint contracts/*`
-// works); operands that hold no document at all are an error.
-func loadPaths(cmd string, paths []string, stderr io.Writer) ([]*contract.Document, []contract.Diagnostic, error) {
-	if len(paths) == 0 {
-		docs, diags := contracts.LoadAll()
-		return docs, diags, nil
-	}
+// documentFiles lists the FKC documents named by FILE|DIR operands.
+// Explicit files that are not FKC documents (isDocument) are skipped with
+// a note on stderr (so `fkc lint contracts/*` works, and fmt rewrites no
+// other file); operands that hold no document at all are an error.
+func documentFiles(cmd string, paths []string, stderr io.Writer) ([]string, error) {
 	var files []string
 	for _, p := range paths {
 		found, err := expand([]string{p})
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		// a directory's files are documents already (expand sniffs them);
 		// a file named on its own is sniffed here
@@ -135,7 +131,21 @@ func loadPaths(cmd string, paths []string, stderr io.Writer) ([]*contract.Docume
 		files = append(files, found...)
 	}
 	if len(files) == 0 {
-		return nil, nil, fmt.Errorf("%s: no FKC document in %s", cmd, strings.Join(paths, " "))
+		return nil, fmt.Errorf("%s: no FKC document in %s", cmd, strings.Join(paths, " "))
+	}
+	return files, nil
+}
+
+// loadPaths loads the documents named by FILE|DIR operands (documentFiles),
+// or the embedded contracts when there are none.
+func loadPaths(cmd string, paths []string, stderr io.Writer) ([]*contract.Document, []contract.Diagnostic, error) {
+	if len(paths) == 0 {
+		docs, diags := contracts.LoadAll()
+		return docs, diags, nil
+	}
+	files, err := documentFiles(cmd, paths, stderr)
+	if err != nil {
+		return nil, nil, err
 	}
 	var docs []*contract.Document
 	var diags []contract.Diagnostic
@@ -412,18 +422,13 @@ func Fmt(args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
-	files, err := expand(paths)
+	files, err := documentFiles("fmt", paths, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "fkc: %v\n", err)
 		return 1
 	}
-	status, formatted := 0, 0
+	status := 0
 	for _, f := range files {
-		if !isDocument(f) { // as lint skips it: fmt rewrote YAML-looking lines of any file
-			fmt.Fprintf(stderr, "fkc fmt: skipping %s: not an FKC document (neither .md nor holding a ```fkc block)\n", f)
-			continue
-		}
-		formatted++
 		src, err := contract.ReadFile(f)
 		if err != nil {
 			fmt.Fprintf(stderr, "fkc: %v\n", err)
@@ -462,10 +467,6 @@ func Fmt(args []string, stdout, stderr io.Writer) int {
 			stdout.Write(out)
 		}
 	}
-	if formatted == 0 {
-		fmt.Fprintf(stderr, "fkc fmt: no FKC document in %s\n", strings.Join(paths, " "))
-		return 1
-	}
 	return status
 }
 
@@ -494,18 +495,26 @@ func sameContracts(name string, src, out []byte) error {
 	return nil
 }
 
+// docSignature is what a document loads to, less where it was (its file,
+// its lines) and the record of rebuilt indentation: the document's own
+// fields, then each kernel's kernelSignature.
 func docSignature(d *contract.Document) string {
 	if d == nil {
 		return ""
 	}
 	c := *d
-	c.File, c.Rebuilt = "", nil
-	c.Kernels = nil
+	c.File, c.Rebuilt, c.Kernels = "", nil, nil
+	j, _ := json.Marshal(&c)
+	sig := string(j)
 	for _, k := range d.Kernels {
-		kc := *k
-		kc.Line, kc.BlockLine = 0, 0
-		c.Kernels = append(c.Kernels, &kc)
+		sig += "\n" + kernelSignature(k)
 	}
+	return sig
+}
+
+func kernelSignature(k *contract.Kernel) string {
+	c := *k
+	c.Line, c.BlockLine = 0, 0
 	j, _ := json.Marshal(&c)
 	return string(j)
 }
@@ -518,13 +527,9 @@ func docDiff(a, b *contract.Document) string {
 	case len(a.Kernels) != len(b.Kernels):
 		return fmt.Sprintf("%d kernel sections against %d", len(a.Kernels), len(b.Kernels))
 	}
-	for i := range a.Kernels {
-		ka, kb := *a.Kernels[i], *b.Kernels[i]
-		ka.Line, ka.BlockLine, kb.Line, kb.BlockLine = 0, 0, 0, 0
-		ja, _ := json.Marshal(ka)
-		jb, _ := json.Marshal(kb)
-		if string(ja) != string(jb) {
-			return "section ## " + ka.Name + " changes"
+	for i, k := range a.Kernels {
+		if kernelSignature(k) != kernelSignature(b.Kernels[i]) {
+			return "section ## " + k.Name + " changes"
 		}
 	}
 	return "the front matter or the prose changes"

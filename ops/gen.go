@@ -114,16 +114,13 @@ func (g Gen) Make() (*tensor.Tensor, error) {
 			return nil, fmt.Errorf("uniform: empty or unbounded range [%v, %v)", g.Lo, g.Hi)
 		}
 		if n > 0 {
-			// an integer dtype keeps the values' integer parts
-			top := math.Nextafter(g.Hi, g.Lo)
-			if !dt.IsFloat() {
-				top = math.Trunc(top)
+			kept := func(v float64) float64 { // an integer dtype keeps the values' integer parts
+				if dt.IsFloat() {
+					return v
+				}
+				return math.Trunc(v)
 			}
-			bottom := g.Lo
-			if !dt.IsFloat() {
-				bottom = math.Trunc(bottom)
-			}
-			if err := errors.Join(fits("uniform", bottom), fits("uniform", top)); err != nil {
+			if err := errors.Join(fits("uniform", kept(g.Lo)), fits("uniform", kept(math.Nextafter(g.Hi, g.Lo)))); err != nil {
 				return nil, err
 			}
 		}
@@ -139,11 +136,9 @@ func (g Gen) Make() (*tensor.Tensor, error) {
 		if len(vals) == 0 && n > 0 {
 			return nil, fmt.Errorf("values: none given for %d elements", n)
 		}
-		for i, v := range vals {
-			if i < n {
-				if err := fits("values", v); err != nil {
-					return nil, err
-				}
+		for _, v := range vals[:min(n, len(vals))] {
+			if err := fits("values", v); err != nil {
+				return nil, err
 			}
 		}
 		for i := 0; i < n; i++ {

@@ -191,7 +191,7 @@ func hostName(host string) (string, error) {
 	}
 	if port != "" {
 		v, err := strconv.Atoi(port)
-		if err != nil || v < 0 || v > 65535 || strings.TrimLeft(port, "0123456789") != "" {
+		if err != nil || v > 65535 || strings.TrimLeft(port, "0123456789") != "" {
 			return "", fmt.Errorf("port %q is not a number from 0 to 65535", port)
 		}
 	}
@@ -205,7 +205,12 @@ func (p hostPolicy) allows(host string) bool {
 		return true
 	}
 	name, err := hostName(host)
-	if err != nil || name == "" {
+	return err == nil && p.serves(name)
+}
+
+// serves reports whether a Host's name (hostName) is served.
+func (p hostPolicy) serves(name string) bool {
+	if name == "" {
 		return false
 	}
 	if p.names[name] {
@@ -220,20 +225,23 @@ func (p hostPolicy) allows(host string) bool {
 
 // hostCheck refuses requests whose Host the policy does not serve.
 func hostCheck(next http.Handler, p hostPolicy) http.Handler {
+	refuse := func(w http.ResponseWriter, code int, msg string) {
+		securityHeaders(w.Header()) // as the handler sets them on its answers
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.WriteHeader(code)
+		fmt.Fprintln(w, "fkc playground: "+msg)
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if _, err := hostName(r.Host); err != nil && !p.allowAll {
-			securityHeaders(w.Header())
-			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-			w.WriteHeader(http.StatusBadRequest)
-			fmt.Fprintf(w, "fkc playground: malformed Host %q: %v\n", r.Host, err)
-			return
-		}
-		if !p.allows(r.Host) {
-			securityHeaders(w.Header()) // as the handler sets them on its answers
-			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-			w.WriteHeader(http.StatusMisdirectedRequest)
-			fmt.Fprintf(w, "fkc playground: Host %q is not served here; use http://localhost or the address the server is bound to, or start it with -allow-host NAME\n", r.Host)
-			return
+		if !p.allowAll {
+			name, err := hostName(r.Host)
+			if err != nil {
+				refuse(w, http.StatusBadRequest, fmt.Sprintf("malformed Host %q: %v", r.Host, err))
+				return
+			}
+			if !p.serves(name) {
+				refuse(w, http.StatusMisdirectedRequest, fmt.Sprintf("Host %q is not served here; use http://localhost or the address the server is bound to, or start it with -allow-host NAME", r.Host))
+				return
+			}
 		}
 		next.ServeHTTP(w, r)
 	})
@@ -420,7 +428,7 @@ type keepCacheControl struct{ http.ResponseWriter }
 
 func (k keepCacheControl) WriteHeader(code int) {
 	if k.Header().Get("Cache-Control") == "" {
-		k.Header().Set("Cache-Control", "no-cache")
+		k.Header().Set("Cache-Control", cacheControl)
 	}
 	k.ResponseWriter.WriteHeader(code)
 }
@@ -442,8 +450,10 @@ func securityHeaders(hd http.Header) {
 	hd.Set("Cross-Origin-Embedder-Policy", "require-corp")
 	// Every file may change on the next `make run`: the browser may keep a
 	// copy but must revalidate it (a cheap 304 through the ETag).
-	hd.Set("Cache-Control", "no-cache")
+	hd.Set("Cache-Control", cacheControl)
 }
+
+const cacheControl = "no-cache"
 
 func (h *handler) open(name string) (*os.File, fs.FileInfo, error) {
 	f, err := h.root.Open(name)

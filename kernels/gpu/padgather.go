@@ -276,11 +276,12 @@ func longest(off []uint32) uint32 {
 const gatherChain = 1 << 14
 
 // gatherPasses splits the longest chain (maxC contributions to one slot)
-// into passes of at most `chain` adds, at most 1024 passes: beyond that
+// into passes of at most `chain` adds (gatherChain over the words a thread
+// of `main` writes), at most 1024 passes: beyond that
 // the chain per pass grows, except on a CPU adapter (lavapipe's loop
 // limit), which refuses.
-func (d *Device) gatherPasses(maxC uint64) (chain, passes uint64, err error) {
-	chain = gatherChain / uint64(d.wordsPerThread()) // a thread of `main` folds that many words
+func (d *Device) gatherPasses(maxC uint64, words int) (chain, passes uint64, err error) {
+	chain = gatherChain / uint64(words) // a thread of `main` folds that many words
 	passes = max(1, (maxC+chain-1)/chain)
 	if passes > 1024 {
 		if d.softwareAdapter() {
@@ -355,7 +356,7 @@ func (d *Device) PadBackwardGather(gradOut *tensor.Tensor, mode kernels.Mode, pa
 	// the carried state exists only where a chain takes several passes.
 	most := padMostSources(in, pd, mode)
 	gu := d.wordsPerThread()
-	chain, passes, err := d.gatherPasses(most)
+	chain, passes, err := d.gatherPasses(most, gu)
 	if err != nil {
 		return nil, err
 	}
