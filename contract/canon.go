@@ -161,6 +161,7 @@ type lineDiag struct {
 	line     int
 	severity string
 	msg      string
+	code     string // the Diagnostic's Code ("" for most)
 }
 
 // text renders line i canonically.
@@ -196,7 +197,7 @@ func canonicalize(raw []string, sc *schema) *canonResult {
 			if c <= r.lines[i].indent {
 				what = "in the indentation (YAML indents with spaces only)"
 			}
-			r.diags = append(r.diags, lineDiag{i, "error", fmt.Sprintf("stray TAB character at column %d %s", c, what)})
+			r.diags = append(r.diags, lineDiag{i, "error", fmt.Sprintf("stray TAB character at column %d %s", c, what), ""})
 		}
 	}
 	r.flat = isFlat(r.lines)
@@ -406,7 +407,7 @@ func (r *canonResult) nestedIndents() {
 			}
 			if t := stack[len(stack)-1]; t.src != l.indent {
 				r.diags = append(r.diags, lineDiag{i, "error", fmt.Sprintf(
-					"inconsistent indentation: %d spaces matches no enclosing level", l.indent)})
+					"inconsistent indentation: %d spaces matches no enclosing level", l.indent), ""})
 			}
 			if l.kind == lkDash && opener && openerKey {
 				// a sequence written at its key's indentation (a bare `-`

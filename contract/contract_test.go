@@ -530,3 +530,55 @@ func TestLongerFenceHoldsAnExample(t *testing.T) {
 		}
 	}
 }
+
+// A document's bytes that are not UTF-8 text with LF or CRLF line endings
+// are named: a byte order mark is ignored (the same kernels load, an info
+// finding says so), CR-only line endings are an error naming them (the file
+// reads as one line), a Latin-1 line is a warning at that line.
+func TestEncodingFindings(t *testing.T) {
+	s := seeds[0]
+	src := readSeed(t, s.file)
+	find := func(ds []Diagnostic, code string) *Diagnostic {
+		for i := range ds {
+			if ds[i].Code == code {
+				return &ds[i]
+			}
+		}
+		return nil
+	}
+	codes := []string{"ByteOrderMark", "LineEndings", "NotUTF8"}
+
+	plain, pds := Parse("plain", src)
+	crlf, cds := Parse("crlf", bytes.ReplaceAll(src, []byte("\n"), []byte("\r\n")))
+	for _, c := range codes {
+		if find(pds, c) != nil || find(cds, c) != nil {
+			t.Errorf("%s on a plain or CRLF seed", c)
+		}
+	}
+	if len(crlf.Kernels) != len(plain.Kernels) {
+		t.Errorf("CRLF: %d kernels, want %d", len(crlf.Kernels), len(plain.Kernels))
+	}
+
+	d, ds := Parse("bom", append([]byte{0xef, 0xbb, 0xbf}, src...))
+	if f := find(ds, "ByteOrderMark"); f == nil || f.Line != 1 || f.Severity != "info" {
+		t.Errorf("BOM: finding %v in %v", f, ds)
+	}
+	if HasErrors(ds) || len(d.Kernels) != s.kernels || d.Provider != plain.Provider {
+		t.Errorf("BOM: %d kernels (want %d), provider %q, findings %v", len(d.Kernels), s.kernels, d.Provider, ds)
+	}
+
+	_, ds = Parse("cr", bytes.ReplaceAll(src, []byte("\n"), []byte("\r")))
+	if f := find(ds, "LineEndings"); f == nil || f.Severity != "error" || !strings.Contains(f.Msg, "LF or CRLF") {
+		t.Errorf("CR-only: finding %v in %v", f, ds)
+	}
+
+	lines := bytes.Split(src, []byte("\n"))
+	lines[20] = append(append([]byte{}, lines[20]...), []byte(" caf\xe9")...)
+	d, ds = Parse("latin1", bytes.Join(lines, []byte("\n")))
+	if f := find(ds, "NotUTF8"); f == nil || f.Line != 21 || f.Severity != "warning" {
+		t.Errorf("Latin-1: finding %v in %v", f, ds)
+	}
+	if len(d.Kernels) != s.kernels {
+		t.Errorf("Latin-1: %d kernels, want %d", len(d.Kernels), s.kernels)
+	}
+}

@@ -144,7 +144,7 @@ func CapFindings(ds []Diagnostic) []Diagnostic {
 func (p *parser) layout(L *layout) {
 	d := p.doc
 	for _, ld := range L.diags {
-		p.add(ld.line+1, ld.severity, "", "%s", ld.msg)
+		p.add(ld.line+1, ld.severity, ld.code, "%s", ld.msg)
 	}
 	end := L.preambleTo
 	for end > 0 && strings.TrimSpace(L.lines[end-1]) == "" {

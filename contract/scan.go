@@ -1,8 +1,10 @@
 package contract
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // The document scanner: it splits an FKC document into its preamble, front
@@ -63,9 +65,14 @@ func fence(s string) (info string, n int, ok bool) {
 
 func isHeading2(s string) bool { return strings.HasPrefix(trimCR(s), "## ") || trimCR(s) == "##" }
 
+// utf8BOM is the UTF-8 byte order mark some editors put first in a file.
+var utf8BOM = []byte{0xef, 0xbb, 0xbf}
+
 func scanDoc(src []byte) *layout {
-	lines := splitLines(src)
+	bom := bytes.HasPrefix(src, utf8BOM)
+	lines := splitLines(bytes.TrimPrefix(src, utf8BOM))
 	L := &layout{lines: lines, fmOpen: -1, fmClose: -1, title: -1}
+	L.diags = encodingDiags(lines, bom)
 	n := len(lines)
 	i := 0
 	// Preamble and front matter: the first "---" before any heading or fence.
@@ -94,7 +101,7 @@ func scanDoc(src []byte) *layout {
 			}
 		}
 		if L.fmClose < 0 {
-			L.diags = append(L.diags, lineDiag{L.fmOpen, "error", "front matter opened by --- is never closed by a second ---"})
+			L.diags = append(L.diags, lineDiag{L.fmOpen, "error", "front matter opened by --- is never closed by a second ---", ""})
 			// the front matter ends where the markdown starts
 			end := L.fmOpen + 1
 			for end < n && !strings.HasPrefix(strings.TrimSpace(lines[end]), "#") && !strings.HasPrefix(strings.TrimSpace(lines[end]), "```") {
@@ -243,4 +250,38 @@ func plural(n int, one, many string) string {
 		return fmt.Sprintf("%d %s", n, one)
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+// encodingDiags names what in a document's bytes is not the UTF-8 text
+// with LF or CRLF line endings that the loader reads: a byte order mark
+// (ignored, info), a carriage return not followed by a line feed (classic
+// Mac line endings: the whole file reads as one line, so the front matter
+// and sections are not found; error), lines that are not UTF-8 (a Latin-1
+// file, say; warning). The line-ending and encoding findings come once,
+// at the first line concerned, with the count of the others.
+func encodingDiags(lines []string, bom bool) []lineDiag {
+	var ds []lineDiag
+	if bom {
+		ds = append(ds, lineDiag{0, "info", "the file opens with a UTF-8 byte order mark; it is ignored (`fkc fmt -w` removes it)", "ByteOrderMark"})
+	}
+	cr, crFirst, bad, badFirst := 0, -1, 0, -1
+	for i, l := range lines {
+		if n := strings.Count(trimCR(l), "\r"); n > 0 {
+			if cr += n; crFirst < 0 {
+				crFirst = i
+			}
+		}
+		if !utf8.ValidString(l) {
+			if bad++; badFirst < 0 {
+				badFirst = i
+			}
+		}
+	}
+	if cr > 0 {
+		ds = append(ds, lineDiag{crFirst, "error", fmt.Sprintf("a carriage return (\\r) not followed by a line feed ends a line here (%d in the file): FKC documents take LF or CRLF line endings, and a CR-only file reads as one line", cr), "LineEndings"})
+	}
+	if bad > 0 {
+		ds = append(ds, lineDiag{badFirst, "warning", fmt.Sprintf("this line is not UTF-8 text (%d such line(s); a Latin-1 or other legacy encoding?): save the document as UTF-8", bad), "NotUTF8"})
+	}
+	return ds
 }
