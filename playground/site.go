@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/text"
 
 	"github.com/fkc-playground/fkc/contract"
 	"github.com/fkc-playground/fkc/engine"
@@ -334,13 +336,85 @@ func (s *Site) findings(id *string) []Finding {
 // pays before its first screen.)
 var md = goldmark.New()
 
+// maxProseDepth bounds how deeply prose may nest: goldmark parses nested
+// blocks (quotes, lists) and renders every node recursively, and in the
+// browser a few thousand levels overflow the JavaScript stack that Go's
+// WASM runs on — a pasted contract whose prose held 12,000 '>' stopped the
+// app, and, kept in the tab's storage, every reload of that page. Deeper
+// prose is shown as plain text, with a note saying why.
+const maxProseDepth = 100
+
 // Markdown renders prose as HTML.
 func Markdown(src string) string {
-	var b bytes.Buffer
-	if err := md.Convert([]byte(src), &b); err != nil {
+	b := []byte(src)
+	if containerDepth(src) > maxProseDepth {
+		return plainProse(src)
+	}
+	doc := md.Parser().Parse(text.NewReader(b))
+	if treeDepth(doc) > maxProseDepth {
+		return plainProse(src)
+	}
+	var out bytes.Buffer
+	if err := md.Renderer().Render(&out, b, doc); err != nil {
 		return "<pre>" + htmlEscape(src) + "</pre>"
 	}
-	return b.String()
+	return out.String()
+}
+
+func plainProse(src string) string {
+	return fmt.Sprintf("<p class=\"note\">This prose nests quotes, lists or emphasis more than %d deep; it is shown as plain text.</p><pre>%s</pre>", maxProseDepth, htmlEscape(src))
+}
+
+// containerDepth bounds from above the block nesting of any line: each
+// quote marker, each list marker followed by a blank, and each two columns
+// of leading indentation could open one level (read before parsing, whose
+// block walk recurses once a level).
+func containerDepth(src string) int {
+	deepest := 0
+	for line := range strings.Lines(src) {
+		d, cols := 0, 0
+	scan:
+		for i := 0; i < len(line); i++ {
+			next := byte(' ')
+			if i+1 < len(line) {
+				next = line[i+1]
+			}
+			switch c := line[i]; {
+			case c == ' ':
+				cols++
+			case c == '\t':
+				cols += 4
+			case c == '>':
+				d++
+			case (c == '-' || c == '+' || c == '*' || c == '.' || c == ')') && (next == ' ' || next == '\t'):
+				d++
+			case c >= '0' && c <= '9', c == '.', c == ')':
+			default:
+				break scan
+			}
+		}
+		deepest = max(deepest, d+cols/2)
+	}
+	return deepest
+}
+
+// treeDepth is the depth of a parsed document's node tree (emphasis runs
+// nest inline nodes too), walked without recursion.
+func treeDepth(root ast.Node) int {
+	type at struct {
+		n ast.Node
+		d int
+	}
+	deepest, stack := 0, []at{{root, 1}}
+	for len(stack) > 0 {
+		top := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		deepest = max(deepest, top.d)
+		for c := top.n.FirstChild(); c != nil; c = c.NextSibling() {
+			stack = append(stack, at{c, top.d + 1})
+		}
+	}
+	return deepest
 }
 
 func htmlEscape(s string) string {
