@@ -34,7 +34,8 @@ import (
 // tree's closing barriers; bl: sum_all in one dispatch or two; gu:
 // pad_backward's output words per thread; rep: every bench case with its
 // passes repeated 20 times in the window (back to back, clocks held up);
-// window: the timestamp window's floor (empty passes);
+// window: the timestamp window's floor (empty passes); host: a staged
+// upload's host steps;
 // -fkc.diag.scale
 // shrinks the shapes (for a software adapter).
 var (
@@ -323,7 +324,12 @@ func TestDiag(t *testing.T) {
 		case plan == "window":
 			// The kernel-time window's floor: the two stamps alone, around
 			// 1 and 4 empty compute passes, then one tiny dispatch a call
-			// and a repeat pass, clocks held up, over two rounds.
+			// and a repeat pass, clocks held up, over two rounds. H200
+			// (medians of 20, both rounds alike): stamps alone 1.92 us, one
+			// empty pass 5.38, four 14.50 (wgpu's compute pass costs ~3.2
+			// us of GPU time with nothing in it), a 16-element pad 8.6-9.1
+			// a call, 7.7 a repeat; torch's back-to-back launch of the same
+			// pad (scripts/torch_bench.py, a CUDA graph) 1.5.
 			d.SetSteadyClocks(300 * time.Millisecond)
 			if err := d.WarmClocks(300 * time.Millisecond); err != nil {
 				t.Fatal(err)
@@ -341,6 +347,33 @@ func TestDiag(t *testing.T) {
 					fmt.Printf("window%d  %d empty passes: median %.2f us, min %.2f\n", round, n, med(ws), minOf(ws))
 				}
 				runCase(fmt.Sprintf("window%d", round), cases[13], *diagReps) // tiny pad
+			}
+			d.SetSteadyClocks(0)
+		case plan == "host":
+			// A staged upload's host steps (25 and 64 MB), then the pad
+			// and sum_dim calls' setup / device / wall, clocks held up.
+			// H200: 25 MiB map 9 us, copy 840 (31 GB/s over 16
+			// goroutines), unmap 9, encode + submit 63; 64 MiB 13 / 2008 /
+			// 17 / 101: the copy into the mapped staging buffer is the
+			// host's share of a call, not the map round trip.
+			d.SetSteadyClocks(300 * time.Millisecond)
+			for _, n := range []int{25 << 20, 64 << 20} {
+				data := make([]byte, n)
+				for i := range data {
+					data[i] = byte(i)
+				}
+				var ms, cs, us_, ss []float64
+				for range 10 {
+					a, b, c, e, err := d.uploadPhases(data)
+					if err != nil {
+						t.Fatal(err)
+					}
+					ms, cs, us_, ss = append(ms, us(a)), append(cs, us(b)), append(us_, us(c)), append(ss, us(e))
+				}
+				fmt.Printf("host     upload %d MiB: map %.1f us, copy %.1f, unmap %.1f, encode+submit %.1f (medians of 10)\n", n>>20, med(ms), med(cs), med(us_), med(ss))
+			}
+			for _, i := range []int{0, 6, 11} { // pad constant, sum_dim, index_add
+				runCase("host", cases[i], *diagReps)
 			}
 			d.SetSteadyClocks(0)
 		case strings.HasPrefix(plan, "cases="):
