@@ -54,11 +54,22 @@ func TestScriptingAPIBadInput(t *testing.T) {
 		bench(`{shape: [4], dtype: "F32", fill: 1}`, ", reps: 3n"):  "fkc: reps is a BigInt",
 		bench(`{dtype: "F32", fill: 1}`, ""):                        "fkc: input x: shape is missing",
 		`fkc.run("pad")`:                                            "fkc: run takes one object",
+		// a getter that throws, a cycle: JSON.stringify's own errors
+		`fkc.run({op: "pad", backend: "cpu", flags: [], inputs: {get x() { throw new Error("boom"); }}})`: "fkc: run: the request could not be serialised: boom",
+		`fkc.run((() => { const o = {op: "pad"}; o.self = o; return o; })())`:                             "fkc: run: the request could not be serialised:",
 	}
 	for call, want := range named {
 		got := eval[string](t, ctx, `(async () => { try { await `+call+`; return "resolved"; } catch (e) { return (e instanceof Error ? "Error:" : "non-Error:") + e.message; } })()`)
 		if !strings.HasPrefix(got, "Error:"+want) {
 			t.Errorf("%s rejected with %q, want an Error starting %q", call, got, want)
+		}
+	}
+	// The bridge takes any event a script sends: a Try-it run or share
+	// with no kernel page open is refused by name (it panicked on a nil op).
+	for _, action := range []string{"run", "share"} {
+		got := eval[string](t, ctx, `(() => { try { const r = __fkcGo.event(JSON.stringify({type: "click", action: "`+action+`", data: {backends: "cpu"}})); return r && r.__fkcError ? r.__fkcError : "no error"; } catch (e) { return String(e.message || e); } })()`)
+		if !strings.Contains(got, "no kernel page with a Try-it form is open") {
+			t.Errorf("%s event on the catalog: %q", action, got)
 		}
 	}
 	// Still alive: a valid run works.

@@ -49,6 +49,10 @@ type Gen struct {
 	// `seed "abc" is not a non-negative integer`); Make refuses the
 	// generator with it rather than run with a stand-in 0.
 	Bad string `json:"-"`
+	// Texts keeps, by key (seed, lo, hi), the text of a field that did not
+	// parse, so that a share link written back carries what the user wrote
+	// (and the same error) rather than the stand-in 0.
+	Texts map[string]string `json:"-"`
 }
 
 // Make builds the tensor a Gen describes. Errors name the field at fault.

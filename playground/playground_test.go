@@ -65,6 +65,14 @@ func TestGenFieldsThatDoNotParse(t *testing.T) {
 	if g := DecodeGen("4|F32|random|seed=7|lo=-2|hi=3"); g.Bad != "" || g.Seed != 7 || g.Lo != -2 || g.Hi != 3 {
 		t.Errorf("a good link: %+v", g)
 	}
+	// Written back (the page rewrites the address after a run, and Share
+	// copies it), a bad link keeps the user's text and so its error: it was
+	// rewritten to seed=0 (hi=1e400 to hi=+Inf), which then ran silently.
+	for _, link := range []string{"4|F32|random|seed=abc|lo=0|hi=3", "4|F32|uniform|seed=1|lo=x|hi=1e400", "4|F32|random|seed=7|lo=-2|hi=3"} {
+		if got := EncodeGen(DecodeGen(link)); got != link {
+			t.Errorf("EncodeGen(DecodeGen(%q)) = %q", link, got)
+		}
+	}
 }
 
 // A picker event's values come from the page, which a script can set to

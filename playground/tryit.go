@@ -189,7 +189,12 @@ func EncodeGen(g ops.Gen) string {
 	p := []string{g.Shape, g.DType, kind}
 	switch kind {
 	case "random", "uniform":
-		p = append(p, fmt.Sprintf("seed=%d", g.Seed), "lo="+fmtNum(g.Lo), "hi="+fmtNum(g.Hi))
+		for _, kv := range [][2]string{{"seed", strconv.FormatUint(g.Seed, 10)}, {"lo", fmtNum(g.Lo)}, {"hi", fmtNum(g.Hi)}} {
+			if t, bad := g.Texts[kv[0]]; bad {
+				kv[1] = t // what the user wrote, which did not parse
+			}
+			p = append(p, kv[0]+"="+kv[1])
+		}
 	case "values":
 		p = append(p, g.Values)
 	}
@@ -243,6 +248,12 @@ func genParam(g *ops.Gen, input, key, text string) {
 		}
 	default:
 		return
+	}
+	if err != nil {
+		if g.Texts == nil {
+			g.Texts = map[string]string{}
+		}
+		g.Texts[key] = text
 	}
 	if err != nil && g.Bad == "" {
 		what := key

@@ -188,6 +188,9 @@ var actions = map[string]func(uiEvent) error{
 	"prose":  proseEvent,
 	"try":    func(e uiEvent) error { tryInput(e); return nil },
 	"run": func(e uiEvent) error {
+		if err := tryFormOpen(); err != nil {
+			return err
+		}
 		cs := playground.FromForm(app.page.row, formOf("form.tryform"))
 		go runTry(cs, strings.Split(e.Data["backends"], ","))
 		return nil
@@ -243,8 +246,21 @@ func proseEvent(e uiEvent) error {
 	return nil
 }
 
+// tryFormOpen refuses a Try-it event when no kernel page with its form is
+// open: the bridge takes whatever event a script sends (a run or share
+// from the catalog hit a nil op).
+func tryFormOpen() error {
+	if _, ok := ops.Lookup(app.page.row.Op); !ok || !doc.Call("querySelector", "form.tryform").Truthy() {
+		return fmt.Errorf("no kernel page with a Try-it form is open")
+	}
+	return nil
+}
+
 // shareEvent puts the Try-it state in the address bar and the clipboard.
 func shareEvent(uiEvent) error {
+	if err := tryFormOpen(); err != nil {
+		return err
+	}
 	cs, row := playground.FromForm(app.page.row, formOf("form.tryform")), app.page.row
 	u := js.Global().Get("location").Get("origin").String() + js.Global().Get("location").Get("pathname").String() +
 		app.pageSite().KernelHref(row.Provider, row.Name) + "?" + playground.ShareQuery(cs, app.page.runs)

@@ -59,12 +59,19 @@
     if (typeof req !== "object" || Array.isArray(req)) {
       throw new Error(`fkc: ${call} takes one object, e.g. fkc.${call}({op: "pad", ...}); got ${Array.isArray(req) ? "an array" : typeof req}`);
     }
-    return JSON.stringify(req, function (key, v) {
-      const where = key === "" ? call : /^\d+$/.test(key) ? `element ${key} of a list` : key;
-      if (typeof v === "number" && !Number.isFinite(v)) throw new Error(`fkc: ${where} is ${v}: JSON carries finite numbers only`);
-      if (typeof v === "bigint") throw new Error(`fkc: ${where} is a BigInt (${v}n): pass a Number`);
-      return v;
-    });
+    try {
+      return JSON.stringify(req, function (key, v) {
+        const where = key === "" ? call : /^\d+$/.test(key) ? `element ${key} of a list` : key;
+        if (typeof v === "number" && !Number.isFinite(v)) throw new Error(`fkc: ${where} is ${v}: JSON carries finite numbers only`);
+        if (typeof v === "bigint") throw new Error(`fkc: ${where} is a BigInt (${v}n): pass a Number`);
+        return v;
+      });
+    } catch (e) {
+      // A getter that throws, a cycle, a string past the engine's length
+      // limit: every refusal names the call, as SPEC §6 promises.
+      const msg = e && e.message ? e.message : String(e);
+      throw new Error(msg.startsWith("fkc: ") ? msg : `fkc: ${call}: the request could not be serialised: ${msg}`);
+    }
   }
 
   // ---------- the Go bridge ----------
