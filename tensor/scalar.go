@@ -162,6 +162,10 @@ func rangeError(s Scalar, dt DType, loMag, hi uint64) error {
 	return fmt.Errorf("%v cannot be converted to %s without overflow (%s range: [%s, %d])", s, dt, dt, lo, hi)
 }
 
+// mantissaBits is each float dtype's precision (the implicit bit
+// included).
+var mantissaBits = map[DType]uint{F16: 11, BF16: 8, F32: 24, F64: 53}
+
 // maxFinite is the largest finite value of each float dtype.
 var maxFinite = map[DType]float64{F16: 65504, BF16: 0x1.fep127, F32: math.MaxFloat32, F64: math.MaxFloat64}
 
@@ -171,18 +175,15 @@ func (s Scalar) encodeFloat(dt DType) ([]byte, error) {
 		f = s.f
 	} else {
 		// Round the integer once, straight to the target's precision
-		// (a detour through float64 could round twice).
+		// (to nearest, ties to even); the float64 it then goes through
+		// holds the result exactly. A detour through float64's 53 bits
+		// rounds twice: 2^60+2^52+1 became 2^60 in BF16, not 2^60+2^53.
 		bf := new(big.Float).SetUint64(s.mag)
 		if s.neg {
 			bf.Neg(bf)
 		}
-		switch dt {
-		case F32:
-			v, _ := bf.Float32()
-			f = float64(v)
-		default:
-			f, _ = bf.Float64()
-		}
+		bf.SetPrec(mantissaBits[dt])
+		f, _ = bf.Float64()
 	}
 	out := Encode(dt, f)
 	// A finite value that rounds to ±inf in dt is beyond its range.

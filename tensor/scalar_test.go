@@ -45,6 +45,13 @@ func TestScalarEncode(t *testing.T) {
 		{"65519", F16, 0x7bff}, // rounds down to the largest finite half
 		{"inf", F16, 0x7c00},
 		{"16777217", F32, uint64(math.Float32bits(16777216))}, // ties to even, rounded once
+		// 2^60+2^52+1 is past half an ulp (2^52) of BF16 at 2^60: rounded
+		// once it goes up to 2^60+2^53 (0x5d81); through float64 first it
+		// became the halfway 2^60+2^52 and then, ties to even, 2^60.
+		{"1157425104234217473", BF16, 0x5d81},
+		{"1157425104234217472", BF16, 0x5d80}, // exactly halfway: ties to even
+		{"-1157425104234217473", BF16, 0xdd81},
+		{"2049", F16, 0x6800}, // 2048 + 1: halfway at 2048's ulp of 2, ties to even
 		{"0.1", F64, math.Float64bits(0.1)},
 	}
 	for _, g := range good {
