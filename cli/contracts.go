@@ -74,7 +74,13 @@ func expand(paths []string) ([]string, error) {
 			if err != nil {
 				return err
 			}
-			if !d.IsDir() && isDocument(path) {
+			// Only regular files (or links to them) inside a directory: a
+			// FIFO there blocked the walk until a writer came (`fkc lint
+			// DIR` hung), a device would be read as a document.
+			if d.IsDir() || !regular(path, d) {
+				return nil
+			}
+			if isDocument(path) {
 				found = append(found, path)
 			}
 			return nil
@@ -86,6 +92,16 @@ func expand(paths []string) ([]string, error) {
 		out = append(out, found...)
 	}
 	return out, nil
+}
+
+// regular reports whether a directory entry is a regular file, following a
+// symbolic link.
+func regular(path string, d fs.DirEntry) bool {
+	if d.Type()&fs.ModeSymlink != 0 {
+		st, err := os.Stat(path)
+		return err == nil && st.Mode().IsRegular()
+	}
+	return d.Type().IsRegular()
 }
 
 // isDocument: a .md file, or any other file with a ```fkc block within

@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/fkc-playground/fkc/contract"
 )
@@ -375,5 +377,51 @@ func TestDocumentSniff(t *testing.T) {
 	code, out, errOut := runMain("contracts", fmt.Sprintf("/dev/fd/%d", r.Fd()))
 	if code != 0 || !strings.Contains(out, "3 kernel sections") {
 		t.Errorf("a document from a pipe: exit %d, stdout %.200q, stderr %q", code, out, errOut)
+	}
+}
+
+// A directory's FIFO is not a document: lint, fmt and contracts walk past
+// it (opening it blocked until a writer came: `fkc lint DIR` hung), and
+// follow a link to a document.
+func TestDirectorySkipsSpecialFiles(t *testing.T) {
+	src, err := os.ReadFile("../contracts/project/fkc-cpu-kernels.fkc.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.fkc.md"), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe.fkc.md"), 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "a.fkc.md"), filepath.Join(sub, "link.fkc.md")); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"lint", dir}, {"fmt", dir}, {"contracts", sub}} {
+		done := make(chan string, 1)
+		go func() {
+			code, out, errOut := runMain(args...)
+			done <- fmt.Sprintf("exit %d\n%s\n%s", code, out, errOut)
+		}()
+		select {
+		case got := <-done:
+			if strings.Contains(got, "pipe.fkc.md") {
+				t.Errorf("%v read the FIFO: %.300s", args, got)
+			}
+			if args[0] == "contracts" && !strings.Contains(got, "3 kernel sections") {
+				t.Errorf("%v did not follow the link: %.300s", args, got)
+			}
+		case <-time.After(20 * time.Second):
+			// unblock the walk so the test process can end
+			if f, err := os.OpenFile(filepath.Join(dir, "pipe.fkc.md"), os.O_WRONLY, 0); err == nil {
+				f.Close()
+			}
+			t.Fatalf("%v blocked on the directory's FIFO", args)
+		}
 	}
 }
