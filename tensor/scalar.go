@@ -170,6 +170,13 @@ var mantissaBits = map[DType]uint{F16: 11, BF16: 8, F32: 24, F64: 53}
 var maxFinite = map[DType]float64{F16: 65504, BF16: 0x1.fep127, F32: math.MaxFloat32, F64: math.MaxFloat64}
 
 func (s Scalar) encodeFloat(dt DType) ([]byte, error) {
+	// Beyond the largest finite value is an error before any rounding, as
+	// PyTorch's check is (65510 into F16 was rounded down to 65504 and
+	// accepted; PyTorch: "value cannot be converted to type at::Half
+	// without overflow"). ±inf and nan pass through.
+	if s.beyond(dt) {
+		return nil, fmt.Errorf("%v cannot be converted to %s without overflow (largest finite %s: %g)", s, dt, dt, maxFinite[dt])
+	}
 	var f float64
 	if s.isFloat {
 		f = s.f
@@ -185,16 +192,13 @@ func (s Scalar) encodeFloat(dt DType) ([]byte, error) {
 		bf.SetPrec(mantissaBits[dt])
 		f, _ = bf.Float64()
 	}
-	out := Encode(dt, f)
-	// A finite value that rounds to ±inf in dt is beyond its range.
-	if !math.IsInf(f, 0) && !math.IsNaN(f) && math.IsInf(decode(dt, out), 0) {
-		return nil, fmt.Errorf("%v cannot be converted to %s without overflow (largest finite %s: %g)", s, dt, dt, maxFinite[dt])
-	}
-	return out, nil
+	return Encode(dt, f), nil
 }
 
-// decode reads one element of dt from b as a float64.
-func decode(dt DType, b []byte) float64 {
-	t := &Tensor{DType: dt, Shape: []int{1}, Data: b}
-	return t.At(0)
+// beyond reports a finite value past dt's largest finite one.
+func (s Scalar) beyond(dt DType) bool {
+	if s.isFloat {
+		return !math.IsInf(s.f, 0) && math.Abs(s.f) > maxFinite[dt]
+	}
+	return new(big.Float).SetUint64(s.mag).Cmp(big.NewFloat(maxFinite[dt])) > 0
 }

@@ -18,6 +18,10 @@ func TestScalarEncode(t *testing.T) {
 		{"1e10", U32}, {"-1", U32}, {"-200", I8}, {"128", I8}, {"9.3e18", I64}, {"9223372036854775808", I64},
 		{"-9223372036854775809", I64}, {"18446744073709551616", I64}, {"1.5", I32}, {"nan", I32}, {"inf", U8},
 		{"2", BOOL}, {"-1", BOOL}, {"70000", F16}, {"1e39", F32}, {"3.5e38", BF16}, {"65520", F16}, {"-1e309", F64},
+		// past the largest finite value, though they would round to it
+		// (PyTorch refuses them: "value cannot be converted to type
+		// at::Half without overflow"); 65510 was rounded to 65504
+		{"65505", F16}, {"65510", F16}, {"-65519", F16}, {"65504.5", F16}, {"3.39e38", BF16}, {"3.4028235e38", F32},
 	}
 	for _, b := range bad {
 		s, err := ParseScalar(b.v)
@@ -42,7 +46,7 @@ func TestScalarEncode(t *testing.T) {
 		{"true", BOOL, 1},
 		{"-0", F32, uint64(math.Float32bits(float32(math.Copysign(0, -1))))},
 		{"65504", F16, 0x7bff},
-		{"65519", F16, 0x7bff}, // rounds down to the largest finite half
+		{"3.3895313892515355e38", BF16, 0x7f7f}, // BF16's largest finite value, exactly
 		{"inf", F16, 0x7c00},
 		{"16777217", F32, uint64(math.Float32bits(16777216))}, // ties to even, rounded once
 		// 2^60+2^52+1 is past half an ulp (2^52) of BF16 at 2^60: rounded
