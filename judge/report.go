@@ -8,6 +8,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/fkc-playground/fkc/tensor"
 )
 
 // Format names the report's schema; a reader refuses any other major
@@ -297,6 +299,11 @@ func readCapped(rd io.Reader) ([]byte, error) {
 // check refuses a report whose figures no sweep writes: texts past a
 // line's length (a 50 MB device name was printed beside every kernel),
 // negative or non-finite fits and ceilings, a kernel listed twice.
+// maxGBps bounds any bandwidth a report may hold: 10 PB/s, past every
+// memory system (an H200's HBM does 4.8 TB/s; cached figures stay within a
+// small multiple of that).
+const maxGBps = 1e7
+
 func (r *Report) check() error {
 	for what, v := range map[string]string{"device.name": r.Device.Name, "device.backend": r.Device.Backend, "device.driver": r.Device.Driver, "date": r.Date} {
 		if len(v) > 256 {
@@ -304,7 +311,10 @@ func (r *Report) check() error {
 		}
 	}
 	bad := func(v float64) bool { return v < 0 || math.IsNaN(v) || math.IsInf(v, 0) }
-	if bad(r.Ceiling.GBps) || bad(r.Ceiling.SingleThreadGBps) {
+	// A bandwidth past maxGBps is no measurement (a report edited to
+	// 1e308 GB/s was printed as a 309-digit figure).
+	badBW := func(v float64) bool { return bad(v) || v > maxGBps }
+	if badBW(r.Ceiling.GBps) || badBW(r.Ceiling.SingleThreadGBps) {
 		return fmt.Errorf("judge report: copy ceiling %v / %v GB/s is not a bandwidth", r.Ceiling.GBps, r.Ceiling.SingleThreadGBps)
 	}
 	seen := map[string]bool{}
@@ -315,12 +325,28 @@ func (r *Report) check() error {
 			return fmt.Errorf("judge report: kernel %s is listed twice", id)
 		}
 		seen[id] = true
+		for _, dt := range k.DTypes {
+			if d, err := tensor.ParseDType(dt); err != nil || d.String() != dt {
+				return fmt.Errorf("judge report: kernel %s: %q is not a dtype (known: %s)", id, dt, tensor.KnownDTypes())
+			}
+		}
 		if f := k.Fit; f != nil {
-			if bad(f.OverheadNs) || bad(f.GBps) || bad(f.CeilingFraction) {
+			if bad(f.OverheadNs) || badBW(f.GBps) || bad(f.CeilingFraction) {
 				return fmt.Errorf("judge report: kernel %s: fit overhead %v ns, %v GB/s is not a cost", id, f.OverheadNs, f.GBps)
 			}
+			// The share of the ceiling is the fit's bandwidth over the
+			// report's ceiling (Fit's own computation), or 0 without one,
+			// to the half percent it is shown to (a report edited to 0
+			// GB/s was shown as "0 GB/s (133% of the copy ceiling)").
+			want := 0.0
+			if r.Ceiling.GBps > 0 {
+				want = f.GBps / r.Ceiling.GBps
+			}
+			if math.Abs(f.CeilingFraction-want) > 0.005 {
+				return fmt.Errorf("judge report: kernel %s: %v GB/s is %v of the copy ceiling (%v GB/s), not the %v the report says", id, f.GBps, want, r.Ceiling.GBps, f.CeilingFraction)
+			}
 			for _, g := range f.Regimes {
-				if bad(g.OverheadNs) || bad(g.GBps) || bad(g.FromBytes) || g.Workers < 1 {
+				if bad(g.OverheadNs) || badBW(g.GBps) || bad(g.FromBytes) || g.Workers < 1 {
 					return fmt.Errorf("judge report: kernel %s: a regime of %d workers from %v bytes, overhead %v ns, %v GB/s is not a cost", id, g.Workers, g.FromBytes, g.OverheadNs, g.GBps)
 				}
 			}

@@ -2,6 +2,7 @@ package judge
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"math"
 	"os"
@@ -206,4 +207,38 @@ type zeros struct{}
 func (zeros) Read(p []byte) (int, error) {
 	clear(p)
 	return len(p), nil
+}
+
+// A report read back holds figures a measurement can give: a bandwidth up
+// to maxGBps, a share of the ceiling that is the fit's bandwidth over the
+// report's ceiling, dtypes by their contract names. Each edit below was
+// read and printed before ("0 GB/s (133% of the copy ceiling)", a
+// 309-digit bandwidth, a "Q" dtype row).
+func TestReportFiguresAreSane(t *testing.T) {
+	for name, edit := range map[string]func(r *Report){
+		"fit 1e308 GB/s":      func(r *Report) { r.Kernels[0].Fit.GBps = 1e308 },
+		"fit 0 GB/s at 64%":   func(r *Report) { r.Kernels[0].Fit.GBps = 0 },
+		"share of 133%":       func(r *Report) { r.Kernels[0].Fit.CeilingFraction = 1.33 },
+		"ceiling 1e300 GB/s":  func(r *Report) { r.Ceiling.GBps = 1e300 },
+		"regime 1e9 GB/s":     func(r *Report) { r.Kernels[0].Fit.Regimes = []Regime{{Workers: 1, GBps: 1e9}} },
+		"dtype Q":             func(r *Report) { r.Kernels[0].DTypes = []string{"Q"} },
+		"dtype in lower case": func(r *Report) { r.Kernels[0].DTypes = []string{"f32"} },
+	} {
+		r := sampleReport()
+		edit(r)
+		data, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Read(bytes.NewReader(data)); err == nil {
+			t.Errorf("%s: read back", name)
+		}
+	}
+	// A fit whose time does not grow with bytes (0 GB/s) is a fit.
+	r := sampleReport()
+	r.Kernels[0].Fit.GBps, r.Kernels[0].Fit.CeilingFraction = 0, 0
+	data, _ := json.Marshal(r)
+	if _, err := Read(bytes.NewReader(data)); err != nil {
+		t.Errorf("0 GB/s, 0 of the ceiling: %v", err)
+	}
 }

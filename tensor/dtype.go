@@ -63,10 +63,11 @@ func ParseDType(s string) (DType, error) {
 			return DType(i), nil
 		}
 	}
-	return Invalid, fmt.Errorf("unknown dtype %q (known: %s)", s, knownDTypes())
+	return Invalid, fmt.Errorf("unknown dtype %q (known: %s)", s, KnownDTypes())
 }
 
-func knownDTypes() string {
+// KnownDTypes lists the dtypes by their contract spelling, comma-separated.
+func KnownDTypes() string {
 	names := make([]string, len(All))
 	for i, d := range All {
 		names[i] = d.String()
