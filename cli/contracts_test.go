@@ -425,3 +425,27 @@ func TestDirectorySkipsSpecialFiles(t *testing.T) {
 		}
 	}
 }
+
+// verify, bench and judge refuse a flag given twice as fkc run does (Go's
+// flag package kept the last value without a word: 'verify --seed 1
+// --seed 2' ran seed 2); judge's --kernel stays repeatable, and -h still
+// prints the flags with their types and defaults.
+func TestFlagsGivenTwice(t *testing.T) {
+	for _, args := range [][]string{
+		{"verify", "--seed", "1", "--seed", "2"},
+		{"bench", "--reps", "0", "--reps", "1", "--op", "zzz"},
+		{"bench", "--json", "--json", "--op", "zzz"},
+		{"judge", "--dtype", "BF16", "--dtype", "F32", "--budget", "1s"},
+	} {
+		code, _, errOut := runMain(args...)
+		if code != 2 || !strings.Contains(errOut, "given twice") {
+			t.Errorf("%v: exit %d, stderr %q", args, code, errOut)
+		}
+	}
+	if code, _, errOut := runMain("judge", "--kernel", "a/b", "--kernel", "c/d", "--budget", "-1s"); code != 2 || strings.Contains(errOut, "given twice") || !strings.Contains(errOut, "--budget -1s") {
+		t.Errorf("judge with --kernel twice: exit %d, stderr %q", code, errOut)
+	}
+	if code, out, _ := runMain("verify", "-h"); code != 0 || !strings.Contains(out, "-seed int") || !strings.Contains(out, `(default "cpu")`) {
+		t.Errorf("verify -h: exit %d, %q", code, out)
+	}
+}

@@ -24,6 +24,9 @@ type kernelList []string
 
 func (k *kernelList) String() string { return strings.Join(*k, ",") }
 
+// repeatable: --kernel may be given more than once (flags).
+func (k *kernelList) repeatable() {}
+
 func (k *kernelList) Set(v string) error {
 	if p, n, ok := strings.Cut(v, "/"); !ok || p == "" || n == "" || strings.Contains(n, "/") {
 		return fmt.Errorf("%q is not PROVIDER/NAME", v)

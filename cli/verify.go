@@ -23,11 +23,25 @@ const benchSteadyClocks = 300 * time.Millisecond
 // them.
 var errHelp = errors.New("help printed")
 
-// flags parses a subcommand's flags; a parse error is a usage error. On
-// -h or --help (where the subcommand defines no flag of that name) it
-// prints the flags to help and returns errHelp.
+// flags parses a subcommand's flags; a parse error is a usage error, and
+// so is a flag given twice (Go's flag package keeps the last: 'verify
+// --seed 1 --seed 2' ran seed 2 without a word), unless its value is
+// repeatable (judge's --kernel). On -h or --help (where the subcommand
+// defines no flag of that name) it prints the flags to help and returns
+// errHelp.
 func flags(fs *flag.FlagSet, args []string, help io.Writer) error {
-	if err := fs.Parse(args); err != nil {
+	orig := map[*flag.Flag]flag.Value{}
+	fs.VisitAll(func(f *flag.Flag) {
+		if _, ok := f.Value.(interface{ repeatable() }); !ok {
+			orig[f] = f.Value
+			f.Value = &onceValue{Value: f.Value}
+		}
+	})
+	err := fs.Parse(args)
+	for f, v := range orig {
+		f.Value = v // the values as defined, for the help's types and defaults
+	}
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintf(help, "usage: fkc %s [flags]\n\nflags:\n", fs.Name())
 			fs.SetOutput(help)
@@ -40,6 +54,26 @@ func flags(fs *flag.FlagSet, args []string, help io.Writer) error {
 		return kernels.Usagef("%s: unexpected argument %q", fs.Name(), fs.Arg(0))
 	}
 	return nil
+}
+
+// onceValue is a flag's value that may be set once.
+type onceValue struct {
+	flag.Value
+	set bool
+}
+
+func (o *onceValue) Set(s string) error {
+	if o.set {
+		return errors.New("given twice (each flag once)")
+	}
+	o.set = true
+	return o.Value.Set(s)
+}
+
+// IsBoolFlag keeps a boolean flag's -json form (no value) working.
+func (o *onceValue) IsBoolFlag() bool {
+	b, ok := o.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
 }
 
 // maxCount bounds --cases (verify) and --reps (bench), as the page's
