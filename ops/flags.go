@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -51,6 +52,9 @@ var (
 	DimFlag = &Flag{Name: "dim", Arg: "D", Help: "axis, 0-based",
 		set: func(p *kernels.Params, s string) error {
 			d, err := tensor.ParseWhole(s)
+			if errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(s, "-") {
+				return fmt.Errorf("%q is out of range (dims are 0-based and below the tensor's rank)", s)
+			}
 			if err != nil || d < 0 {
 				return fmt.Errorf("%q is not a non-negative whole number (dims are 0-based)", s)
 			}

@@ -24,7 +24,7 @@ func TestParseStrict(t *testing.T) {
 		{"sum", []string{"--dim", "1abc"}, "--dim"},
 		{"sum", []string{"--dim", "-1"}, "--dim"},
 		{"sum", []string{"--dim", ""}, "--dim"},
-		{"sum", []string{"--dim=99999999999999999999"}, "--dim"},
+		{"sum", []string{"--dim=99999999999999999999"}, "--dim: \"99999999999999999999\" is out of range"},
 		{"masked_fill", []string{"--value", "3abc"}, "--value"},
 		{"masked_fill", []string{"--value", "0x"}, "--value"},
 		{"masked_fill", []string{"--value", "1e999"}, "--value"},
