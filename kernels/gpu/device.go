@@ -117,9 +117,10 @@ type Device struct {
 	// the timeout path then runs deterministically in tests.
 	stallForTest bool
 
-	// MapTimeout bounds the wait for a dispatch's results (native); past it
-	// the call returns an error instead of hanging. Default 2 minutes.
-	MapTimeout time.Duration
+	// mapTimeout bounds the wait for a dispatch's results (native); past
+	// it the call returns an error instead of hanging. Default 2 minutes;
+	// SetMapTimeout changes it.
+	mapTimeout time.Duration
 
 	// The buffer pool: buffers of finished calls kept for reuse
 	// by usage and size class, up to poolCap bytes (0: no pooling).
@@ -196,8 +197,30 @@ func (d *Device) warm(dur time.Duration) error {
 	return nil
 }
 
+// SetMapTimeout bounds how long a call waits for its results before it
+// returns an error instead of hanging (default 2 minutes; d <= 0 restores
+// it). Safe while other goroutines call the device (the field it replaces
+// was read unlocked by every call: a data race).
+func (d *Device) SetMapTimeout(t time.Duration) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if t <= 0 {
+		t = defaultMapTimeout
+	}
+	d.mapTimeout = t
+}
+
+const defaultMapTimeout = 2 * time.Minute
+
+// maxKernelRepeat bounds SetKernelRepeat: each repeat is a compute pass
+// of its own, held in the driver until the call ends (about 12 KiB each on
+// lavapipe: a million repeats of a 4x4 pad took 2m46s and 12.7 GB, with
+// the device locked throughout). The Judge's batches stay far below it.
+const maxKernelRepeat = 4096
+
 // SetKernelRepeat makes every later call run its compute passes n times
-// back to back (n >= 1; default 1) and report the mean as LastKernelTime.
+// back to back (n from 1 to maxKernelRepeat = 4096, clamped to that
+// range; default 1) and report the mean as LastKernelTime.
 // It is a timing mode: a GPU that sits idle between calls lowers its
 // clocks (the H200 drops from 1980 to 345 MHz a few seconds after a device
 // opens), so one short kernel per call is timed at idle clocks; repeated
@@ -206,7 +229,7 @@ func (d *Device) warm(dur time.Duration) error {
 func (d *Device) SetKernelRepeat(n int) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.repeat = max(1, n)
+	d.repeat = min(max(1, n), maxKernelRepeat)
 }
 
 // softwareAdapter reports a CPU adapter (lavapipe): it runs kernels on the

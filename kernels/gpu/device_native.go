@@ -130,9 +130,9 @@ func (d *Device) calibrateStamps() {
 		return s
 	}
 	p.tickNs = 0
-	saved := d.MapTimeout
-	d.MapTimeout = 5 * time.Second // a device that cannot stamp must not stall the open
-	defer func() { d.MapTimeout = saved }()
+	saved := d.mapTimeout
+	d.mapTimeout = 5 * time.Second // a device that cannot stamp must not stall the open
+	defer func() { d.mapTimeout = saved }()
 	a := stamp(0)
 	time.Sleep(20 * time.Millisecond)
 	b := stamp(1)
@@ -241,7 +241,7 @@ func OpenNative() (*Device, error) {
 	req.MaxComputeInvocationsPerWorkgroup = lim.MaxComputeInvocationsPerWorkgroup
 	req.MaxComputeWorkgroupSizeX = lim.MaxComputeWorkgroupSizeX
 	req.MaxComputeWorkgroupsPerDimension = lim.MaxComputeWorkgroupsPerDimension
-	d := &Device{MapTimeout: 2 * time.Minute, repeat: envInt("FKC_KERNEL_REPEAT", 1),
+	d := &Device{mapTimeout: defaultMapTimeout, repeat: min(max(1, envInt("FKC_KERNEL_REPEAT", 1)), maxKernelRepeat),
 		steady: time.Duration(envInt("FKC_STEADY_CLOCKS_MS", 0)) * time.Millisecond}
 	dev, err := ad.RequestDevice(&wgpu.DeviceDescriptor{
 		Label:            "fkc",
@@ -309,7 +309,7 @@ func envInt(name string, def int) int {
 
 // mapAll maps every buffer (mode read or write) and waits for all of them.
 // It polls the device without blocking (so a wedged device cannot hang the
-// caller) until every MapAsync callback has fired or MapTimeout passes.
+// caller) until every MapAsync callback has fired or mapTimeout passes.
 func (d *Device) mapAll(bufs []*buffer, mode wgpu.MapMode) error {
 	n := len(bufs)
 	status := make([]wgpu.BufferMapAsyncStatus, n)
@@ -324,7 +324,7 @@ func (d *Device) mapAll(bufs []*buffer, mode wgpu.MapMode) error {
 			return err
 		}
 	}
-	timeout := d.MapTimeout
+	timeout := d.mapTimeout
 	if timeout <= 0 {
 		timeout = 2 * time.Minute
 	}
@@ -341,7 +341,7 @@ func (d *Device) mapAll(bufs []*buffer, mode wgpu.MapMode) error {
 			return err
 		}
 		if time.Now().After(deadline) {
-			err := fmt.Errorf("results not ready after %v (device hung or too slow); raise Device.MapTimeout", timeout)
+			err := fmt.Errorf("results not ready after %v (device hung or too slow); raise it with Device.SetMapTimeout", timeout)
 			// Never poll this device again: a late map callback would crash
 			// the process (see Device.wedged).
 			d.wedged = true

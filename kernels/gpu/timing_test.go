@@ -92,3 +92,46 @@ func TestWarmClocks(t *testing.T) {
 	want, _ := cpu.Pad(x, kernels.Reflect, pp(0, 0, 2, 2), nil)
 	sameBits(t, "pad after a warm-up", got, want)
 }
+
+// SetKernelRepeat is bounded (a million repeats of a 4x4 pad took 2m46s
+// and 12.7 GB of driver memory with the device locked), and the map
+// timeout is set through a method that takes the device's lock (the
+// exported field it replaces was read by every call unlocked). A call
+// with the largest repeat returns the right bits and a per-repeat time.
+func TestDeviceKnobsBounded(t *testing.T) {
+	d := device(t)
+	defer d.SetKernelRepeat(1)
+	for _, c := range []struct{ n, want int }{{0, 1}, {-5, 1}, {7, 7}, {maxKernelRepeat, maxKernelRepeat}, {1 << 20, maxKernelRepeat}} {
+		d.SetKernelRepeat(c.n)
+		if d.repeat != c.want {
+			t.Errorf("SetKernelRepeat(%d): repeat %d, want %d", c.n, d.repeat, c.want)
+		}
+	}
+	d.SetKernelRepeat(1 << 30)
+	x := randFloat(rand.New(rand.NewSource(62)), tensor.F32, []int{4, 4}, 1)
+	got, err := d.Pad(x, kernels.Reflect, pp(1, 1, 1, 1), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := cpu.Pad(x, kernels.Reflect, pp(1, 1, 1, 1), nil)
+	sameBits(t, "pad at the largest repeat", got, want)
+	d.SetKernelRepeat(1)
+
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 50 {
+			d.SetMapTimeout(time.Duration(60+i) * time.Second)
+		}
+	}()
+	for range 5 {
+		if _, err := d.Pad(x, kernels.Reflect, pp(1, 1, 1, 1), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	<-done
+	d.SetMapTimeout(0)
+	if d.mapTimeout != defaultMapTimeout {
+		t.Errorf("SetMapTimeout(0): %v, want the default %v", d.mapTimeout, defaultMapTimeout)
+	}
+}

@@ -21,7 +21,7 @@ func TestReadbackTimeoutAbandonsDevice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.MapTimeout = 50 * time.Millisecond
+	d.SetMapTimeout(50 * time.Millisecond)
 	d.stallForTest = true
 	x := tensor.New(tensor.F32, []int{64, 1024})
 	pads := []kernels.Pad{{Before: 1, After: 1}, {Before: 3, After: 3}}
@@ -29,7 +29,8 @@ func TestReadbackTimeoutAbandonsDevice(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "results not ready") {
 		t.Fatalf("pad on a device that never answers: %v", err)
 	}
-	d.MapTimeout, d.stallForTest = time.Minute, false
+	d.SetMapTimeout(time.Minute)
+	d.stallForTest = false
 	if _, err := d.Pad(x, kernels.Reflect, pads, nil); err == nil || !strings.Contains(err.Error(), "abandoned after a readback timeout") {
 		t.Errorf("the next call: %v", err)
 	}
