@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cogentcore/webgpu/wgpu"
@@ -108,6 +109,11 @@ type Device struct {
 	// closed: Close has released the device (guarded by mu); a second
 	// Close does nothing.
 	closed bool
+	// closing is set by Close before it takes mu, so that a warm-up
+	// holding mu (WarmClocks, steady clocks) stops at its next round
+	// instead of running out its duration (Close waited 4.8 s for a 5 s
+	// WarmClocks).
+	closing atomic.Bool
 	// poisonBodies (tests) starts every overwritten output as poison.
 	poisonBodies bool
 	// forceThreads (tests) takes threadsOverTrees' kernel choices on any
@@ -182,7 +188,7 @@ func (d *Device) warm(dur time.Duration) error {
 		groups = 4
 	}
 	start := time.Now()
-	for time.Since(start) < dur {
+	for time.Since(start) < dur && !d.closing.Load() {
 		j := d.begin("warm_clocks")
 		j.once = true
 		sink := j.output("sink", 4, []byte{0, 0, 0, 0}, false)
@@ -309,6 +315,7 @@ func (d *Device) LastKernelTime() time.Duration {
 
 // Close releases the device. Later calls return an error.
 func (d *Device) Close() {
+	d.closing.Store(true)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.setLost(fmt.Errorf("gpu: device closed"))

@@ -135,3 +135,25 @@ func TestDeviceKnobsBounded(t *testing.T) {
 		t.Errorf("SetMapTimeout(0): %v, want the default %v", d.mapTimeout, defaultMapTimeout)
 	}
 }
+
+// Close cuts a running warm-up short (it waited out a 5 s WarmClocks).
+func TestCloseStopsWarmUp(t *testing.T) {
+	device(t) // skips without an adapter
+	d, err := OpenNative()
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- d.WarmClocks(20 * time.Second) }()
+	time.Sleep(200 * time.Millisecond)
+	t0 := time.Now()
+	d.Close()
+	if el := time.Since(t0); el > 5*time.Second {
+		t.Errorf("Close took %v during a 20 s warm-up", el)
+	}
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("WarmClocks still running 10 s after Close")
+	}
+}
