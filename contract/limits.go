@@ -44,6 +44,10 @@ func (e *TooLarge) Error() string {
 }
 
 // checkSize applies the document caps to src.
+// CheckSize refuses a document over MaxFileBytes or MaxLines (a
+// *TooLarge), as Parse does, without parsing it.
+func CheckSize(file string, src []byte) error { return checkSize(file, src) }
+
 func checkSize(file string, src []byte) error {
 	if len(src) > MaxFileBytes {
 		return &TooLarge{File: file, Size: int64(len(src))}

@@ -81,8 +81,11 @@ func Refused(file string, err error) *Authored {
 // loader's size cap, UTF-8, no NUL byte (an FKC document is markdown text;
 // a binary file is refused with where it stops being text).
 func TextOf(file string, b []byte) (string, error) {
-	if len(b) > contract.MaxFileBytes {
-		return "", &contract.TooLarge{File: file, Size: int64(len(b))}
+	// Over the caps (bytes or lines) before the text goes anywhere: a
+	// 300,000-line file was put into the editor (7-12 s of the browser's
+	// layout) and only then refused by the loader.
+	if err := contract.CheckSize(file, b); err != nil {
+		return "", err
 	}
 	if i := bytes.IndexByte(b, 0); i >= 0 {
 		return "", fmt.Errorf("%s is not a text file: byte %d is NUL (an FKC document is markdown)", file, i)

@@ -164,8 +164,11 @@ func redraw() {
 }
 
 // authorFile reads the file chosen (or dropped on the editor, which hands
-// it to the file input) into the editor: one within the loader's cap that
-// is UTF-8 text; anything else is refused with the reason.
+// it to the file input) into the editor: one within the loader's caps that
+// is UTF-8 text. Anything else is refused with the reason in the status
+// line, and the editor, its name and the stored copy stay as they were
+// (a refused file used to empty the editor, and the next keystroke then
+// replaced the stored document with nothing).
 func authorFile(e uiEvent) error {
 	in := byID("author-file")
 	if e.Type != "change" || !in.Truthy() || in.Get("files").Length() == 0 {
@@ -174,12 +177,11 @@ func authorFile(e uiEvent) error {
 	f := in.Get("files").Index(0)
 	name, size := f.Get("name").String(), f.Get("size").Int()
 	in.Set("value", "") // choosing the same file again is a change too
-	byID("author-name").Set("value", name)
-	author.seq++ // a pending edit of the old text is void
+	refuse := func(err error) {
+		setText("author-status", fmt.Sprintf("%s not loaded: %v; the editor keeps its text", name, err))
+	}
 	if size > contract.MaxFileBytes {
-		authorSet(name, "", playground.Refused(name, &contract.TooLarge{File: name, Size: int64(size)}))
-		byID("author-src").Set("value", "")
-		redraw()
+		refuse(&contract.TooLarge{File: name, Size: int64(size)})
 		return nil
 	}
 	setText("author-status", "reading "+name+"…")
@@ -193,10 +195,12 @@ func authorFile(e uiEvent) error {
 			text, err = playground.TextOf(name, b)
 		}
 		if err != nil {
-			authorSet(name, "", playground.Refused(name, err))
-		} else {
-			authorSet(name, text, nil)
+			refuse(err)
+			return
 		}
+		author.seq++ // a pending edit of the old text is void
+		byID("author-name").Set("value", name)
+		authorSet(name, text, nil)
 		byID("author-src").Set("value", text)
 		redraw()
 	}()
