@@ -13,6 +13,12 @@ func TestJudgePage(t *testing.T) {
 	ctx := tab(t, nil)
 	open(t, ctx, "#/judge")
 	waitFor(t, ctx, `document.querySelector(".judge-table tbody tr")`) // the bundled report
+	// Opened here directly, the page is drawn before WebGPU answers: its
+	// backend picker offers webgpu once it has (it stayed disabled, "not
+	// available", while the header said available).
+	waitFor(t, ctx, `fkc.gpu().done`)
+	needGPU(t, ctx)
+	waitFor(t, ctx, `!document.querySelector('select[name="backend"] option[value="webgpu"]').disabled`)
 	if n := eval[int](t, ctx, `document.querySelectorAll(".judge-table tbody tr").length`); n < 50 {
 		t.Errorf("the bundled CPU report shows %d rows", n)
 	}

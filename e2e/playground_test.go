@@ -508,4 +508,8 @@ func TestBadShareLinks(t *testing.T) {
 	if v := eval[string](t, ctx, `document.querySelector("form.tryform").elements["padding"].value`); v != "1:1" {
 		t.Errorf("padding %q, want the link's 1:1", v)
 	}
+	// The notes are about that link: the next page clears them (they
+	// stayed on every page after it).
+	eval[bool](t, ctx, `(() => { location.hash = "#/api"; return true; })()`)
+	waitFor(t, ctx, `document.querySelectorAll("#banners .linknote").length === 0`)
 }

@@ -89,6 +89,12 @@ func showGPU() {
 				b.Call("removeAttribute", "title")
 			}
 		}
+		// The Judge's backend picker, drawn before WebGPU answered (it
+		// stayed "webgpu (not available)" on a page opened at #/judge).
+		if o := doc.Call("querySelector", `select[name="backend"] option[value="webgpu"][disabled]`); o.Truthy() {
+			o.Set("disabled", false)
+			o.Set("textContent", "webgpu")
+		}
 	}
 }
 

@@ -76,6 +76,7 @@ func route(hash string) error {
 		hash = "/"
 	}
 	path, query, _ := strings.Cut(hash, "?")
+	clearLinkNotes()
 	q, err := url.ParseQuery(query)
 	if err != nil {
 		// ParseQuery keeps the pairs it could read: say what was dropped
@@ -144,7 +145,16 @@ func kernelRoute(rest string, q url.Values) (string, string, func(), error) {
 // whole (it still shows what it could).
 func linkNote(msg string) {
 	if f := js.Global().Get("fkcBanner"); f.Type() == js.TypeFunction {
-		f.Invoke("warn", msg)
+		f.Invoke("warn linknote", msg)
+	}
+}
+
+// clearLinkNotes removes the notes on the last link read: they are about
+// that link, not the next (a bad percent-escape's note stayed on every
+// page after it).
+func clearLinkNotes() {
+	for _, b := range jsArray(doc.Call("querySelectorAll", "#banners .linknote")) {
+		b.Call("remove")
 	}
 }
 
