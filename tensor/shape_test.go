@@ -62,6 +62,11 @@ func TestParseShapeRefusesOverflow(t *testing.T) {
 			t.Errorf("ParseShape(%q) accepted", s)
 		}
 	}
+	// a dimension past the integer range is named so (it said "is not a
+	// whole number")
+	if _, err := ParseShape("2,99999999999999999999"); err == nil || !strings.Contains(err.Error(), `"99999999999999999999" is out of range`) {
+		t.Errorf("ParseShape of a dimension past int64: %v", err)
+	}
 }
 
 // A shape of more axes than NumPy allows is refused (an output NumPy

@@ -2,6 +2,7 @@ package tensor
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -246,6 +247,9 @@ func ParseShape(s string) ([]int, error) {
 	shape := make([]int, 0, len(parts))
 	for _, p := range parts {
 		d, err := ParseWhole(strings.TrimSpace(p))
+		if errors.Is(err, strconv.ErrRange) {
+			return nil, fmt.Errorf("shape %q: %q is out of range (far past any tensor's size)", s, strings.TrimSpace(p))
+		}
 		if err != nil {
 			return nil, fmt.Errorf("shape %q: %q is not a whole number", s, strings.TrimSpace(p))
 		}
