@@ -3,6 +3,7 @@ package playground
 import (
 	"fmt"
 	"math"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -93,5 +94,24 @@ func TestSliceFit(t *testing.T) {
 	}
 	if got := (Slice{RowAx: -1, ColAx: 0, Fixed: []int{5}}).Fit([]int{0}); fmt.Sprint(got) != fmt.Sprint(Slice{RowAx: -1, ColAx: 0, Fixed: []int{0}}) {
 		t.Errorf("an empty axis: %+v", got)
+	}
+}
+
+// A catalog link whose op, backend, dtype or determinism is none of the
+// choices says so and leaves that filter out (it showed "0 of 75" while
+// every select read "any").
+func TestCatalogIgnoresUnknownFilterValues(t *testing.T) {
+	s := site(t)
+	c := s.CatalogPage(ParseFilter(url.Values{"op": {"nonexistent"}, "dtype": {"F99"}, "backend": {"Cpu"}}))
+	if c.Filter.Op != "" || c.Filter.DType != "" || c.Filter.Backend != "Cpu" || len(c.Ignored) != 2 {
+		t.Fatalf("filter %+v, ignored %q", c.Filter, c.Ignored)
+	}
+	all := s.CatalogPage(ParseFilter(url.Values{"backend": {"Cpu"}}))
+	if c.Shown == 0 || c.Shown != all.Shown {
+		t.Errorf("%d shown, want the backend filter's %d", c.Shown, all.Shown)
+	}
+	html, err := Render("catalog", c)
+	if err != nil || !strings.Contains(html, `This link's op &#34;nonexistent&#34;, dtype &#34;F99&#34; matches none of the choices`) {
+		t.Errorf("no note in the page (%v)", err)
 	}
 }

@@ -245,6 +245,9 @@ type Catalog struct {
 	GPU       GPUState
 	Lint      []Finding
 	Docs      int
+	// Ignored names the filter values (from a link) that match none of
+	// the choices, which the filter then leaves out.
+	Ignored []string
 }
 
 // ProviderView is one document of the catalog.
@@ -280,6 +283,19 @@ func (s *Site) CatalogPage(f Filter) Catalog {
 	for _, o := range c.Options {
 		sort.Strings(o)
 	}
+	// A link's op, backend, dtype or determinism that is none of the
+	// choices is said and left out: the list showed "0 of 75" while every
+	// select showed "any" (and a fresh load of the same link showed 75).
+	for _, sel := range []struct {
+		key string
+		v   *string
+	}{{"op", &f.Op}, {"backend", &f.Backend}, {"dtype", &f.DType}, {"det", &f.Det}} {
+		if *sel.v != "" && !slices.Contains(c.Options[sel.key], *sel.v) {
+			c.Ignored = append(c.Ignored, fmt.Sprintf("%s %q", sel.key, *sel.v))
+			*sel.v = ""
+		}
+	}
+	c.Filter = f
 	for _, r := range s.Eng.Reg.Kernels() {
 		d := r.Doc
 		if len(c.Providers) == 0 || c.Providers[len(c.Providers)-1].File != d.File {
