@@ -296,7 +296,7 @@ func store(name, text string) (note string) {
 		}()
 	}
 	if err != nil {
-		return " (Kept in this tab only: localStorage refused it — " + err.Error() + ".)"
+		return " (Kept in this tab only: localStorage refused it — " + strings.TrimSuffix(err.Error(), ".") + ".)"
 	}
 	return ""
 }
