@@ -460,6 +460,8 @@ func (k *Kernel) Summary() string {
 		return "skipped: " + k.Skipped
 	case k.Error != "":
 		return "error: " + k.Error
+	case k.Fit == nil && len(k.Points) == 0 && k.Stop != "":
+		return "not measured: " + k.Stop
 	case k.Fit == nil:
 		return fmt.Sprintf("%10s %11s %8s %14s  %s", "—", "—", "—", "—", flagCodes(k.Flags))
 	}

@@ -268,6 +268,14 @@ func (s *Sweep) Step() bool {
 	}
 	if s.us == nil {
 		s.us = s.newUnit(s.units[s.cur])
+		if over := -s.remaining(); over > overrun(s.opt.Budget) {
+			// Past the budget and its grace, the kernels left are listed
+			// unmeasured: each would still run its smallest size (on the
+			// browser's WebGPU 148 kernels took 11.9 s of an 8 s budget,
+			// 28.7 s beside a Try-it run).
+			s.us.stop = fmt.Sprintf("budget: the sweep's %v ran out %v before this kernel; raise the budget to measure it", s.opt.Budget, over.Round(time.Millisecond))
+			s.us.finished = true
+		}
 	}
 	if s.us.step() {
 		return true
@@ -351,6 +359,12 @@ func (s *Sweep) Progress() Progress {
 	}
 	return p
 }
+
+// overrun is how far past its budget a sweep still starts a kernel: a
+// tenth of the budget, at least a second (every kernel's smallest size
+// runs, whatever its share: on a CPU sweeps end within about a second of
+// their budget).
+func overrun(budget time.Duration) time.Duration { return max(time.Second, budget/10) }
 
 // remaining is the budget left.
 func (s *Sweep) remaining() time.Duration { return s.end.Sub(s.now()) }

@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"bytes"
 	"errors"
 	"math/rand"
 	"strings"
@@ -422,5 +423,34 @@ func TestSweepNoisySizesTakeMoreSamples(t *testing.T) {
 	}
 	if more == 0 {
 		t.Errorf("noisy: no size took more than %d samples: %v", maxReps, noisy.Kernels[0].Points)
+	}
+}
+
+// Past its budget and a grace of a tenth of it (at least a second), a
+// sweep lists the kernels left unmeasured instead of running each one's
+// smallest size (on the browser's WebGPU 148 kernels took 11.9 s of an
+// 8 s budget).
+func TestSweepOverBudgetListsTheRest(t *testing.T) {
+	s, ft := fakeSweep(t, Options{Backend: engine.CPU, Kernels: []string{"fuel-cpu-backend/pad"}, DType: tensor.F32, Budget: 2 * time.Second})
+	ft.overhead = 5e8 // half a second a run: the first kernel's smallest size alone passes the budget
+	r := Run(t.Context(), s, nil)
+	if len(r.Kernels) != 3 {
+		t.Fatalf("%d kernels, want pad's 3 modes", len(r.Kernels))
+	}
+	if len(r.Kernels[0].Points) == 0 {
+		t.Errorf("the first kernel has no points: stop %q", r.Kernels[0].Stop)
+	}
+	for _, k := range r.Kernels[1:] {
+		if len(k.Points) != 0 || !strings.Contains(k.Stop, "ran out") || k.Fit != nil {
+			t.Errorf("%s %s: %d points, stop %q", k.ID(), k.Variant, len(k.Points), k.Stop)
+		}
+	}
+	if got := r.Kernels[2].Summary(); !strings.HasPrefix(got, "not measured: budget: the sweep's 2s ran out") {
+		t.Errorf("the table row of an unmeasured kernel: %q", got)
+	}
+	if data, err := Marshal(r); err != nil {
+		t.Fatal(err)
+	} else if _, err := Read(bytes.NewReader(data)); err != nil {
+		t.Errorf("the report does not read back: %v", err)
 	}
 }
