@@ -568,8 +568,16 @@ func TestEncodingFindings(t *testing.T) {
 	}
 
 	_, ds = Parse("cr", bytes.ReplaceAll(src, []byte("\n"), []byte("\r")))
-	if f := find(ds, "LineEndings"); f == nil || f.Severity != "error" || !strings.Contains(f.Msg, "LF or CRLF") {
-		t.Errorf("CR-only: finding %v in %v", f, ds)
+	want := fmt.Sprintf("(%d in the file)", bytes.Count(src, []byte("\n")))
+	if f := find(ds, "LineEndings"); f == nil || f.Severity != "error" || !strings.Contains(f.Msg, "LF or CRLF") || !strings.Contains(f.Msg, want) {
+		t.Errorf("CR-only: finding %v in %v, want %s", f, ds, want)
+	}
+	// the file's last \r counts too: one line ending in a bare CR
+	if _, ds = Parse("cr1", []byte("abc\r")); find(ds, "LineEndings") == nil {
+		t.Errorf("a lone line ending in CR: %v", ds)
+	}
+	if _, ds = Parse("crlf-last", []byte("abc\r\nx\r\n")); find(ds, "LineEndings") != nil {
+		t.Errorf("CRLF to the end: %v", ds)
 	}
 
 	lines := bytes.Split(src, []byte("\n"))

@@ -11,9 +11,9 @@ import (
 // whitespace of every front-matter and ```fkc block line is recomputed by
 // the same canonicalizer the loader uses (flattened regions are re-nested
 // from the schema; indented ones keep their nesting with 2-space levels and
-// indented lists). Nothing else changes: preamble, prose, comments, values,
-// blank lines and line endings are kept byte for byte, so line numbers never
-// shift. Format is idempotent, and its output loads to the same model as
+// indented lists). Nothing else changes but a leading UTF-8 byte order
+// mark, which is dropped: preamble, prose, comments, values, blank lines
+// and line endings are kept byte for byte, so line numbers never shift. Format is idempotent, and its output loads to the same model as
 // its input. It fails only on input that is not UTF-8 text, or over the
 // document size caps (MaxFileBytes, MaxLines).
 func Format(src []byte) ([]byte, error) {

@@ -43,11 +43,11 @@ func (e *TooLarge) Error() string {
 	return fmt.Sprintf("%s is %s%d bytes; an FKC document may be at most %d bytes (8 MiB, contract.MaxFileBytes)", e.File, more, e.Size, MaxFileBytes)
 }
 
-// checkSize applies the document caps to src.
 // CheckSize refuses a document over MaxFileBytes or MaxLines (a
 // *TooLarge), as Parse does, without parsing it.
 func CheckSize(file string, src []byte) error { return checkSize(file, src) }
 
+// checkSize applies the document caps to src.
 func checkSize(file string, src []byte) error {
 	if len(src) > MaxFileBytes {
 		return &TooLarge{File: file, Size: int64(len(src))}

@@ -72,7 +72,7 @@ func scanDoc(src []byte) *layout {
 	bom := bytes.HasPrefix(src, utf8BOM)
 	lines := splitLines(bytes.TrimPrefix(src, utf8BOM))
 	L := &layout{lines: lines, fmOpen: -1, fmClose: -1, title: -1}
-	L.diags = encodingDiags(lines, bom)
+	L.diags = encodingDiags(lines, bom, bytes.HasSuffix(src, []byte("\n")))
 	n := len(lines)
 	i := 0
 	// Preamble and front matter: the first "---" before any heading or fence.
@@ -259,14 +259,21 @@ func plural(n int, one, many string) string {
 // and sections are not found; error), lines that are not UTF-8 (a Latin-1
 // file, say; warning). The line-ending and encoding findings come once,
 // at the first line concerned, with the count of the others.
-func encodingDiags(lines []string, bom bool) []lineDiag {
+func encodingDiags(lines []string, bom, endsLF bool) []lineDiag {
 	var ds []lineDiag
 	if bom {
 		ds = append(ds, lineDiag{0, "info", "the file opens with a UTF-8 byte order mark; it is ignored (`fkc fmt -w` removes it)", "ByteOrderMark"})
 	}
 	cr, crFirst, bad, badFirst := 0, -1, 0, -1
 	for i, l := range lines {
-		if n := strings.Count(trimCR(l), "\r"); n > 0 {
+		// A line's closing \r is its CRLF's, unless the file's last line
+		// ends there without a \n (a CR-only file, whose one line ends
+		// in its last \r).
+		body := l
+		if i < len(lines)-1 || endsLF {
+			body = trimCR(l)
+		}
+		if n := strings.Count(body, "\r"); n > 0 {
 			if cr += n; crFirst < 0 {
 				crFirst = i
 			}

@@ -125,7 +125,11 @@ func solveRelative(xs, ts, w []float64) (Model, bool) {
 		a, b = u1/uu, 0
 	}
 	m := Model{OverheadNs: a / su}
-	if b > 0 {
+	// A slope so small that the bandwidth passes maxGBps is noise on a
+	// time that does not grow with bytes (0, as for a negative slope): a
+	// report must not hold a bandwidth its reader refuses (a flat kernel's
+	// noise gave up to 1.5e11 GB/s in a simulation).
+	if b > 0 && 1/(b/sv) <= maxGBps {
 		m.BytesPerNs = 1 / (b / sv)
 	}
 	return m, w1 > 0

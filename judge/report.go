@@ -296,14 +296,16 @@ func readCapped(rd io.Reader) ([]byte, error) {
 	return data, nil
 }
 
-// check refuses a report whose figures no sweep writes: texts past a
-// line's length (a 50 MB device name was printed beside every kernel),
-// negative or non-finite fits and ceilings, a kernel listed twice.
 // maxGBps bounds any bandwidth a report may hold: 10 PB/s, past every
 // memory system (an H200's HBM does 4.8 TB/s; cached figures stay within a
 // small multiple of that).
 const maxGBps = 1e7
 
+// check refuses a report whose figures no sweep writes: texts past a
+// line's length (a 50 MB device name was printed beside every kernel),
+// negative or non-finite fits and ceilings, bandwidths past maxGBps,
+// a share of the ceiling that is not the fit's, unknown dtypes, a kernel
+// listed twice.
 func (r *Report) check() error {
 	for what, v := range map[string]string{"device.name": r.Device.Name, "device.backend": r.Device.Backend, "device.driver": r.Device.Driver, "date": r.Date} {
 		if len(v) > 256 {
@@ -460,7 +462,7 @@ func (k *Kernel) Summary() string {
 		return "skipped: " + k.Skipped
 	case k.Error != "":
 		return "error: " + k.Error
-	case k.Fit == nil && len(k.Points) == 0 && k.Stop != "":
+	case k.Fit == nil && len(k.Points) == 0 && strings.HasPrefix(k.Stop, "budget: the sweep's"):
 		return "not measured: " + k.Stop
 	case k.Fit == nil:
 		return fmt.Sprintf("%10s %11s %8s %14s  %s", "—", "—", "—", "—", flagCodes(k.Flags))

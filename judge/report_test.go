@@ -242,3 +242,26 @@ func TestReportFiguresAreSane(t *testing.T) {
 		t.Errorf("0 GB/s, 0 of the ceiling: %v", err)
 	}
 }
+
+// A kernel whose time does not grow with bytes, fitted with a slope of
+// noise, gets no bandwidth rather than one past maxGBps (a report holding
+// 2e7 GB/s was written and then refused by its reader).
+func TestFlatFitStaysReadable(t *testing.T) {
+	var pts []Point
+	for i, b := 0, 1024.0; b <= 1<<27; i, b = i+1, b*2 {
+		pts = append(pts, Point{Elems: int(b / 4), Bytes: b, Ns: 5000 + 1e-9*b, MinNs: 5000, Samples: 5, Batch: 1, HeldOut: i%4 == 3})
+	}
+	f, _ := Analyze(pts, 3600)
+	if f == nil || f.GBps > maxGBps {
+		t.Fatalf("fit %+v", f)
+	}
+	r := sampleReport()
+	r.Kernels[0].Fit, r.Kernels[0].Points = f, pts
+	data, err := Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Read(bytes.NewReader(data)); err != nil {
+		t.Errorf("a flat kernel's report does not read back: %v", err)
+	}
+}

@@ -46,6 +46,22 @@ func TestMarkdownDepth(t *testing.T) {
 		if strings.Contains(out, "plain text") || strings.Count(out, "<blockquote>") != 20 || strings.Count(out, "<ul>") != 20 || !strings.Contains(out, "<hr") {
 			t.Errorf("ordinary nesting: %.300s", out)
 		}
+		// Prose that looks deep to a naive count but is not: spaced rules,
+		// dots, a fenced line of tabs, ASCII art indented 210 columns, 67
+		// quote levels written "> > >".
+		for name, src := range map[string]string{
+			"spaced rule":   strings.Repeat("- ", 120) + "\n\ntext\n",
+			"starred rule":  strings.Repeat("* ", 120) + "\n",
+			"dots":          strings.Repeat(". ", 120) + "\n",
+			"fenced tabs":   "```\n" + strings.Repeat("\t", 51) + "x\n```\n",
+			"indented art":  "text\n\n" + strings.Repeat(" ", 210) + "/\\_/\\\n",
+			"67 quotes":     strings.Repeat("> ", 67) + "q\n",
+			"numbered text": "1999. was a year; 2. items\n",
+		} {
+			if out := Markdown(src); strings.Contains(out, "plain text") {
+				t.Errorf("%s: shown as plain text", name)
+			}
+		}
 		return
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestMarkdownDepth$", "-test.v")

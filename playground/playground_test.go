@@ -74,6 +74,12 @@ func TestGenFieldsThatDoNotParse(t *testing.T) {
 			t.Errorf("EncodeGen(DecodeGen(%q)) = %q", link, got)
 		}
 	}
+	// A form's seed "1|2" (no number) written into a link stays no number:
+	// its '|' would have ended the field, leaving seed=1 to run silently.
+	g := FromForm(KernelRow{Op: "sum"}, map[string]string{"x.shape": "4", "x.dtype": "F32", "x.kind": "random", "x.seed": "1|2", "x.lo": "0", "x.hi": "3"}).Inputs["x"]
+	if back := DecodeGen(EncodeGen(g)); back.Bad == "" {
+		t.Errorf("seed 1|2 written as %q read back as %+v", EncodeGen(g), back)
+	}
 }
 
 // A picker event's values come from the page, which a script can set to
@@ -111,7 +117,7 @@ func TestCatalogIgnoresUnknownFilterValues(t *testing.T) {
 		t.Errorf("%d shown, want the backend filter's %d", c.Shown, all.Shown)
 	}
 	html, err := Render("catalog", c)
-	if err != nil || !strings.Contains(html, `This link's op &#34;nonexistent&#34;, dtype &#34;F99&#34; matches none of the choices`) {
+	if err != nil || !strings.Contains(html, `This link's op &#34;nonexistent&#34;, dtype &#34;F99&#34; match none of the choices; those filters are not applied.`) {
 		t.Errorf("no note in the page (%v)", err)
 	}
 }

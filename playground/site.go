@@ -381,37 +381,106 @@ func plainProse(src string) string {
 	return fmt.Sprintf("<p class=\"note\">This prose nests quotes, lists or emphasis more than %d deep; it is shown as plain text.</p><pre>%s</pre>", maxProseDepth, htmlEscape(src))
 }
 
-// containerDepth bounds from above the block nesting of any line: each
-// quote marker, each list marker followed by a blank, and each two columns
-// of leading indentation could open one level (read before parsing, whose
-// block walk recurses once a level).
+// containerDepth bounds from above the block nesting of any line that
+// opens a container: its leading indentation (two columns a level) and,
+// after it, each quote marker and each list marker followed by a blank
+// (at most four blanks after each marker: more start a code block). Lines
+// inside a fenced code block and thematic breaks ("- - -", "* * *") open
+// no level.
+// Read before parsing, whose block walk recurses once a level.
 func containerDepth(src string) int {
-	deepest := 0
+	deepest, fence := 0, ""
 	for line := range strings.Lines(src) {
-		d, cols := 0, 0
-	scan:
-		for i := 0; i < len(line); i++ {
-			next := byte(' ')
-			if i+1 < len(line) {
-				next = line[i+1]
+		t := strings.TrimRight(strings.TrimLeft(line, " \t"), " \t\r\n")
+		if fence != "" {
+			if strings.HasPrefix(t, fence) && strings.Trim(t, fence[:1]) == "" {
+				fence = ""
 			}
-			switch c := line[i]; {
-			case c == ' ':
-				cols++
-			case c == '\t':
+			continue
+		}
+		if f := fenceOpen(t); f != "" {
+			fence = f
+			continue
+		}
+		if thematicBreak(t) {
+			continue
+		}
+		cols, i := 0, 0
+		for ; i < len(line) && (line[i] == ' ' || line[i] == '\t'); i++ {
+			if line[i] == '\t' {
 				cols += 4
-			case c == '>':
-				d++
-			case (c == '-' || c == '+' || c == '*' || c == '.' || c == ')') && (next == ' ' || next == '\t'):
-				d++
-			case c >= '0' && c <= '9', c == '.', c == ')':
-			default:
-				break scan
+			} else {
+				cols++
 			}
 		}
-		deepest = max(deepest, d+cols/2)
+		// Indentation nests only under list items, so it counts on a
+		// line that opens a container itself; a deeper continuation or
+		// code line sits under markers counted on earlier lines.
+		d, opened := cols/2, false
+		for i < len(line) {
+			c := line[i]
+			switch {
+			case c == '>':
+				i++
+			case (c == '-' || c == '+' || c == '*') && i+1 < len(line) && (line[i+1] == ' ' || line[i+1] == '\t'):
+				i++
+			case c >= '0' && c <= '9':
+				j := i
+				for j < len(line) && line[j] >= '0' && line[j] <= '9' {
+					j++
+				}
+				if j >= len(line) || (line[j] != '.' && line[j] != ')') || j+1 >= len(line) || (line[j+1] != ' ' && line[j+1] != '\t') {
+					i = len(line) // a number in the text
+					continue
+				}
+				i = j + 1
+			default:
+				i = len(line) // the line's text: no more markers
+				continue
+			}
+			d, opened = d+1, true
+			for k := 0; k < 4 && i < len(line) && (line[i] == ' ' || line[i] == '\t'); k++ {
+				i++
+			}
+		}
+		if opened {
+			deepest = max(deepest, d)
+		}
 	}
 	return deepest
+}
+
+// fenceOpen is the fence a line opens (``` or ~~~, three or more), or "".
+func fenceOpen(t string) string {
+	for _, c := range []string{"`", "~"} {
+		if strings.HasPrefix(t, c+c+c) {
+			n := len(t) - len(strings.TrimLeft(t, c))
+			return strings.Repeat(c, n)
+		}
+	}
+	return ""
+}
+
+// thematicBreak: three or more of one of - * _ and blanks only.
+func thematicBreak(t string) bool {
+	if t == "" {
+		return false
+	}
+	c := t[0]
+	if c != '-' && c != '*' && c != '_' {
+		return false
+	}
+	n := 0
+	for i := 0; i < len(t); i++ {
+		switch t[i] {
+		case c:
+			n++
+		case ' ', '\t':
+		default:
+			return false
+		}
+	}
+	return n >= 3
 }
 
 // treeDepth is the depth of a parsed document's node tree (emphasis runs

@@ -191,7 +191,10 @@ func EncodeGen(g ops.Gen) string {
 	case "random", "uniform":
 		for _, kv := range [][2]string{{"seed", strconv.FormatUint(g.Seed, 10)}, {"lo", fmtNum(g.Lo)}, {"hi", fmtNum(g.Hi)}} {
 			if t, bad := g.Texts[kv[0]]; bad {
-				kv[1] = t // what the user wrote, which did not parse
+				// what the user wrote, which did not parse; a '|' in it
+				// would end the field and leave a valid rest ("1|2" read
+				// back as seed 1), so it is written escaped: still no number
+				kv[1] = strings.ReplaceAll(t, "|", "%7C")
 			}
 			p = append(p, kv[0]+"="+kv[1])
 		}

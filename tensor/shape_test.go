@@ -67,6 +67,9 @@ func TestParseShapeRefusesOverflow(t *testing.T) {
 	if _, err := ParseShape("2,99999999999999999999"); err == nil || !strings.Contains(err.Error(), `"99999999999999999999" is out of range`) {
 		t.Errorf("ParseShape of a dimension past int64: %v", err)
 	}
+	if _, err := ParseShape("2,-99999999999999999999"); err == nil || !strings.Contains(err.Error(), "axis 1 has negative size -99999999999999999999") {
+		t.Errorf("ParseShape of a dimension below int64: %v", err)
+	}
 }
 
 // A shape of more axes than NumPy allows is refused (an output NumPy

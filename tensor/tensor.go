@@ -248,6 +248,9 @@ func ParseShape(s string) ([]int, error) {
 	for _, p := range parts {
 		d, err := ParseWhole(strings.TrimSpace(p))
 		if errors.Is(err, strconv.ErrRange) {
+			if strings.HasPrefix(strings.TrimSpace(p), "-") {
+				return nil, fmt.Errorf("shape %q: axis %d has negative size %s", s, len(shape), strings.TrimSpace(p))
+			}
 			return nil, fmt.Errorf("shape %q: %q is out of range (far past any tensor's size)", s, strings.TrimSpace(p))
 		}
 		if err != nil {

@@ -178,7 +178,7 @@ func authorFile(e uiEvent) error {
 	name, size := f.Get("name").String(), f.Get("size").Int()
 	in.Set("value", "") // choosing the same file again is a change too
 	refuse := func(err error) {
-		setText("author-status", fmt.Sprintf("%s not loaded: %v; the editor keeps its text", name, err))
+		setText("author-status", fmt.Sprintf("not loaded: %v; the editor keeps its text", err))
 	}
 	if size > contract.MaxFileBytes {
 		refuse(&contract.TooLarge{File: name, Size: int64(size)})

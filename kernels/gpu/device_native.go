@@ -84,21 +84,20 @@ func (p *platform) kernelTime(o *outBuf) time.Duration {
 // OpenNative/Close cycle on lavapipe (its two lone timestamp submissions;
 // devices that only ran calls levelled off), and cost two map round trips
 // and a 20 ms sleep per open.
-var stampTicks sync.Map // string -> float64 (0: timing off)
+var stampTicks sync.Map // string -> float64 (ns per tick; failures are not kept)
 
 // calibrateStampsOnce is calibrateStamps on the first device of an
 // adapter, its result after that.
 func (d *Device) calibrateStampsOnce() {
 	key := d.info.Name + "\x00" + d.info.Driver + "\x00" + d.info.Backend
 	if v, ok := stampTicks.Load(key); ok {
-		if d.plat.tickNs = v.(float64); d.plat.tickNs == 0 {
-			d.plat.stamps.Release()
-			d.plat.stamps = nil
-		}
+		d.plat.tickNs = v.(float64)
 		return
 	}
 	d.calibrateStamps()
-	stampTicks.Store(key, d.plat.tickNs)
+	if d.plat.tickNs > 0 { // a failed calibration (a busy GPU's timeout) is tried again by the next device
+		stampTicks.Store(key, d.plat.tickNs)
+	}
 }
 
 // calibrateStamps measures the timestamp tick (wgpu-native v0.19 does not
