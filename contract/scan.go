@@ -45,11 +45,6 @@ func splitLines(src []byte) []string {
 
 func trimCR(s string) string { return strings.TrimSuffix(s, "\r") }
 
-func isFence(s string) (info string, ok bool) {
-	info, _, ok = fence(s)
-	return info, ok
-}
-
 // fence reads a backtick fence line: its info string and its length (3 or
 // more backticks). As in CommonMark, a code block closes only at a bare
 // fence at least as long as the one that opened it, so a ```` block can
@@ -140,7 +135,7 @@ func scanDoc(src []byte) *layout {
 			if cur.fence >= 0 {
 				cur.extraFences = append(cur.extraFences, i)
 			}
-			_, open, _ := fence(line)
+			open := flen
 			j := i + 1
 			for ; j < n; j++ {
 				if info, flen, ok := fence(lines[j]); ok {
@@ -162,7 +157,7 @@ func scanDoc(src []byte) *layout {
 				i = n
 				break
 			}
-			if _, ok := isFence(lines[j]); ok && strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(lines[j]), "`")) == "fkc" {
+			if info, _, _ := fence(lines[j]); info == "fkc" {
 				// unclosed: end the block before the section heading that
 				// the missing fence swallowed, and resume there
 				end := j

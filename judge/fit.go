@@ -331,9 +331,7 @@ func Analyze(points []Point, ceiling float64) (*Fit, []Flag) {
 			f.Regimes = append(f.Regimes, Regime{Workers: g.workers, FromBytes: points[g.idx[0]].Bytes, OverheadNs: g.m.OverheadNs, GBps: g.m.BytesPerNs})
 		}
 	}
-	if ceiling > 0 {
-		f.CeilingFraction = f.GBps / ceiling
-	}
+	f.CeilingFraction = ceilingShare(f.GBps, ceiling)
 	var outliers []string
 	for _, i := range order {
 		if points[i].Outlier {
@@ -450,4 +448,13 @@ func FormatGBps(g float64) string {
 		return fmt.Sprintf("%.0f GB/s", g)
 	}
 	return fmt.Sprintf("%.3g GB/s", g)
+}
+
+// ceilingShare is a bandwidth over the copy ceiling, 0 without a ceiling
+// (Fit.CeilingFraction; a report read back is checked against it).
+func ceilingShare(gbps, ceiling float64) float64 {
+	if ceiling <= 0 {
+		return 0
+	}
+	return gbps / ceiling
 }

@@ -336,14 +336,10 @@ func (r *Report) check() error {
 			if bad(f.OverheadNs) || badBW(f.GBps) || bad(f.CeilingFraction) {
 				return fmt.Errorf("judge report: kernel %s: fit overhead %v ns, %v GB/s is not a cost", id, f.OverheadNs, f.GBps)
 			}
-			// The share of the ceiling is the fit's bandwidth over the
-			// report's ceiling (Fit's own computation), or 0 without one,
-			// to the half percent it is shown to (a report edited to 0
-			// GB/s was shown as "0 GB/s (133% of the copy ceiling)").
-			want := 0.0
-			if r.Ceiling.GBps > 0 {
-				want = f.GBps / r.Ceiling.GBps
-			}
+			// The share of the ceiling is Fit's own (ceilingShare), to
+			// the half percent it is shown to (a report edited to 0 GB/s
+			// was shown as "0 GB/s (133% of the copy ceiling)").
+			want := ceilingShare(f.GBps, r.Ceiling.GBps)
 			if math.Abs(f.CeilingFraction-want) > 0.005 {
 				return fmt.Errorf("judge report: kernel %s: %v GB/s is %v of the copy ceiling (%v GB/s), not the %v the report says", id, f.GBps, want, r.Ceiling.GBps, f.CeilingFraction)
 			}

@@ -201,11 +201,25 @@ func hostName(host string) (string, error) {
 // allows reports whether a request's Host (name or IP, with or without a
 // port) is served; a malformed Host is not.
 func (p hostPolicy) allows(host string) bool {
+	code, _ := p.refusal(host)
+	return code == 0
+}
+
+// refusal is the answer to a request with this Host that is not served:
+// 400 for a malformed Host, 421 for one served elsewhere, with the
+// message; 0 when it is served.
+func (p hostPolicy) refusal(host string) (code int, msg string) {
 	if p.allowAll {
-		return true
+		return 0, ""
 	}
 	name, err := hostName(host)
-	return err == nil && p.serves(name)
+	if err != nil {
+		return http.StatusBadRequest, fmt.Sprintf("malformed Host %q: %v", host, err)
+	}
+	if !p.serves(name) {
+		return http.StatusMisdirectedRequest, fmt.Sprintf("Host %q is not served here; use http://localhost or the address the server is bound to, or start it with -allow-host NAME", host)
+	}
+	return 0, ""
 }
 
 // serves reports whether a Host's name (hostName) is served.
@@ -225,23 +239,13 @@ func (p hostPolicy) serves(name string) bool {
 
 // hostCheck refuses requests whose Host the policy does not serve.
 func hostCheck(next http.Handler, p hostPolicy) http.Handler {
-	refuse := func(w http.ResponseWriter, code int, msg string) {
-		securityHeaders(w.Header()) // as the handler sets them on its answers
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		w.WriteHeader(code)
-		fmt.Fprintln(w, "fkc playground: "+msg)
-	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !p.allowAll {
-			name, err := hostName(r.Host)
-			if err != nil {
-				refuse(w, http.StatusBadRequest, fmt.Sprintf("malformed Host %q: %v", r.Host, err))
-				return
-			}
-			if !p.serves(name) {
-				refuse(w, http.StatusMisdirectedRequest, fmt.Sprintf("Host %q is not served here; use http://localhost or the address the server is bound to, or start it with -allow-host NAME", r.Host))
-				return
-			}
+		if code, msg := p.refusal(r.Host); code != 0 {
+			securityHeaders(w.Header()) // as the handler sets them on its answers
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			w.WriteHeader(code)
+			fmt.Fprintln(w, "fkc playground: "+msg)
+			return
 		}
 		next.ServeHTTP(w, r)
 	})

@@ -224,6 +224,9 @@ const defaultMapTimeout = 2 * time.Minute
 // the device locked throughout). The Judge's batches stay far below it.
 const maxKernelRepeat = 4096
 
+// clampRepeat is a repeat count within 1 .. maxKernelRepeat.
+func clampRepeat(n int) int { return min(max(1, n), maxKernelRepeat) }
+
 // SetKernelRepeat makes every later call run its compute passes n times
 // back to back (n from 1 to maxKernelRepeat = 4096, clamped to that
 // range; default 1) and report the mean as LastKernelTime.
@@ -235,7 +238,7 @@ const maxKernelRepeat = 4096
 func (d *Device) SetKernelRepeat(n int) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.repeat = min(max(1, n), maxKernelRepeat)
+	d.repeat = clampRepeat(n)
 }
 
 // softwareAdapter reports a CPU adapter (lavapipe): it runs kernels on the

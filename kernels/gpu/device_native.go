@@ -263,7 +263,7 @@ func OpenNative() (*Device, error) {
 	req.MaxComputeInvocationsPerWorkgroup = lim.MaxComputeInvocationsPerWorkgroup
 	req.MaxComputeWorkgroupSizeX = lim.MaxComputeWorkgroupSizeX
 	req.MaxComputeWorkgroupsPerDimension = lim.MaxComputeWorkgroupsPerDimension
-	d := &Device{mapTimeout: defaultMapTimeout, repeat: min(max(1, envInt("FKC_KERNEL_REPEAT", 1)), maxKernelRepeat),
+	d := &Device{mapTimeout: defaultMapTimeout, repeat: clampRepeat(envInt("FKC_KERNEL_REPEAT", 1)),
 		steady: time.Duration(envInt("FKC_STEADY_CLOCKS_MS", 0)) * time.Millisecond}
 	dev, err := ad.RequestDevice(&wgpu.DeviceDescriptor{
 		Label:            "fkc",
