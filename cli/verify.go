@@ -31,15 +31,21 @@ var errHelp = errors.New("help printed")
 // errHelp.
 func flags(fs *flag.FlagSet, args []string, help io.Writer) error {
 	orig := map[*flag.Flag]flag.Value{}
+	var twice []string
 	fs.VisitAll(func(f *flag.Flag) {
 		if _, ok := f.Value.(interface{ repeatable() }); !ok {
 			orig[f] = f.Value
-			f.Value = &onceValue{Value: f.Value}
+			f.Value = &onceValue{Value: f.Value, twice: func() { twice = append(twice, f.Name) }}
 		}
 	})
 	err := fs.Parse(args)
 	for f, v := range orig {
 		f.Value = v // the values as defined, for the help's types and defaults
+	}
+	if len(twice) > 0 {
+		// One wording for every flag: the flag package words a boolean's
+		// error "invalid boolean flag", another's "invalid value".
+		return kernels.Usagef("%s: --%s given twice (each flag once)", fs.Name(), twice[0])
 	}
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -56,14 +62,17 @@ func flags(fs *flag.FlagSet, args []string, help io.Writer) error {
 	return nil
 }
 
-// onceValue is a flag's value that may be set once.
+// onceValue is a flag's value that may be set once; a second Set calls
+// twice and fails.
 type onceValue struct {
 	flag.Value
-	set bool
+	set   bool
+	twice func()
 }
 
 func (o *onceValue) Set(s string) error {
 	if o.set {
+		o.twice()
 		return errors.New("given twice (each flag once)")
 	}
 	o.set = true
