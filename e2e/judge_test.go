@@ -37,6 +37,11 @@ func TestJudgePage(t *testing.T) {
 	// The page stays live while it runs: a progress value appears.
 	waitFor(t, ctx, `document.getElementById("judge-bar").value > 0`)
 	waitFor(t, ctx, `/^(done|stopped)/.test(document.getElementById("judge-status").textContent)`)
+	// The page drawn again at the sweep's end keeps the form as it was
+	// run (it went back to a 20 s budget and no kernels).
+	if got := eval[string](t, ctx, `(f => f.elements.budget.value + "|" + f.elements.kernel.value + "|" + f.elements.backend.value)(document.querySelector("form.judgectl"))`); got != "4|fuel-reference-backend/sum_all fuel-cpu-backend/pad|cpu" {
+		t.Errorf("the form after the sweep: %q", got)
+	}
 	rows := eval[[][]string](t, ctx, `[...document.querySelectorAll(".judge-table tbody tr")].map(r => [...r.cells].map(c => c.textContent.trim()))`)
 	if len(rows) == 0 {
 		t.Fatal("no rows after the sweep")

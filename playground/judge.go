@@ -88,7 +88,9 @@ type JudgePage struct {
 	Plot      *Plot
 	PlotB     *Plot
 	Running   bool
-	Budget    int // seconds, the form's default
+	Budget    int    // seconds: the form's default, or the last sweep's
+	Backend   string // the backend picked for the last sweep ("" = cpu)
+	Kernels   string // the kernels field as the last sweep had it
 	Note      string
 	HasTabRun bool
 }

@@ -28,6 +28,10 @@ var judgeS struct {
 	compare *judge.Report // loaded from a file
 	shown   string        // a bundled report's file name, or "tab"
 	pick    string        // the row whose plot is drawn
+	// The form as the last Start read it, drawn again when the page is
+	// (a visit during the sweep, its end): budget 0 = the default.
+	budget           int
+	backend, kernels string
 }
 
 // judgeMaxBytes caps one call's operands in a tab (a native sweep goes to
@@ -106,6 +110,9 @@ func judgePage() *playground.JudgePage {
 	p := playground.NewJudgePage(a, judgeS.compare, judgeS.pick)
 	p.GPU, p.Bundled, p.Shown, p.HasTabRun = app.gpu(), bundled, judgeS.shown, judgeS.tab != nil
 	p.Running = judgeS.sweep != nil
+	if judgeS.budget > 0 {
+		p.Budget, p.Backend, p.Kernels = judgeS.budget, judgeS.backend, judgeS.kernels
+	}
 	return p
 }
 
@@ -134,6 +141,7 @@ func judgeStart(uiEvent) error {
 		setText("judge-status", "fkc: budget: want a whole number of seconds from 2 to 600")
 		return nil
 	}
+	judgeS.budget, judgeS.backend, judgeS.kernels = budget, form["backend"], form["kernel"]
 	opt := judge.Options{Backend: b, Budget: time.Duration(budget) * time.Second, MaxBytes: judgeMaxBytes}
 	for _, k := range strings.FieldsFunc(form["kernel"], func(r rune) bool { return r == ',' || r == ' ' }) {
 		opt.Kernels = append(opt.Kernels, k)
