@@ -504,7 +504,7 @@ func sameContracts(name string, src, out []byte) error {
 		}
 	}
 	for _, d := range da {
-		if d.Severity == "error" && strings.Contains(d.Msg, "never closed") {
+		if d.Code == "Unclosed" {
 			return fmt.Errorf("line %d: %s (close it first; formatting would re-indent what follows it)", d.Line, d.Msg)
 		}
 	}

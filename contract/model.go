@@ -16,7 +16,7 @@ type Diagnostic struct {
 	File     string `json:"file"`
 	Line     int    `json:"line"`
 	Severity string `json:"severity"`       // "error", "warning" or "info"
-	Code     string `json:"code,omitempty"` // e.g. "DuplicateKernelRef", "RebuiltNesting"
+	Code     string `json:"code,omitempty"` // e.g. "DuplicateKernelRef", "RebuiltNesting", "Unclosed"
 	Msg      string `json:"message"`
 	// Kernels are the kernel sections the finding concerns: the one whose
 	// block holds it (loader findings), every kernel bound to a duplicated

@@ -231,7 +231,7 @@ func (p *parser) block(L *layout, s *section, k *Kernel) bool {
 		if s.blockTo < len(L.lines) {
 			why = fmt.Sprintf("no closing ``` before line %d", s.blockTo+1)
 		}
-		p.add(s.fence+1, "error", "", "```fkc block is never closed (%s); section ## %s is not loaded", why, s.headingText)
+		p.add(s.fence+1, "error", "Unclosed", "```fkc block is never closed (%s); section ## %s is not loaded", why, s.headingText)
 		return false
 	}
 	k.Prose = L.text(s.proseFrom, s.fence)

@@ -96,7 +96,7 @@ func scanDoc(src []byte) *layout {
 			}
 		}
 		if L.fmClose < 0 {
-			L.diags = append(L.diags, lineDiag{L.fmOpen, "error", "front matter opened by --- is never closed by a second ---", ""})
+			L.diags = append(L.diags, lineDiag{L.fmOpen, "error", "front matter opened by --- is never closed by a second ---", "Unclosed"})
 			// the front matter ends where the markdown starts
 			end := L.fmOpen + 1
 			for end < n && !strings.HasPrefix(strings.TrimSpace(lines[end]), "#") && !strings.HasPrefix(strings.TrimSpace(lines[end]), "```") {
