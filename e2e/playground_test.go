@@ -117,6 +117,18 @@ var runCases = []runCase{
 			"src":     tensorOf(t, tensor.F16, []int{1100, 9}),
 		}
 	}},
+	// Whole 16-byte units per slice (index_rows.wgsl): 3 units a row (the
+	// division path, whose dead shift by 32 Tint refused to compile while
+	// naga took it), 4 (the shift path), and an embedding of 3-unit rows.
+	{"index_select/rows-of-3-units", "index_select", []string{"--dim", "0"}, func(t *testing.T) map[string]*tensor.Tensor {
+		return map[string]*tensor.Tensor{"data": tensorOf(t, tensor.F32, []int{4, 12}), "indices": tensorOf(t, tensor.U32, []int{5}, 3, 0, 2, 2, 1)}
+	}},
+	{"index_select/rows-of-4-units", "index_select", []string{"--dim", "0"}, func(t *testing.T) map[string]*tensor.Tensor {
+		return map[string]*tensor.Tensor{"data": tensorOf(t, tensor.F32, []int{4, 16}), "indices": tensorOf(t, tensor.U32, []int{5}, 3, 0, 2, 2, 1)}
+	}},
+	{"embedding/rows-of-3-units", "embedding", nil, func(t *testing.T) map[string]*tensor.Tensor {
+		return map[string]*tensor.Tensor{"table": tensorOf(t, tensor.F64, []int{6, 6}), "ids": tensorOf(t, tensor.U32, []int{4}, 5, 0, 5, 2)}
+	}},
 	{"gather", "gather", []string{"--dim", "1"}, func(t *testing.T) map[string]*tensor.Tensor {
 		return map[string]*tensor.Tensor{"data": tensorOf(t, tensor.F32, []int{3, 4}), "indices": tensorOf(t, tensor.U32, []int{3, 2}, 3, 0, 1, 1, 2, 0)}
 	}},

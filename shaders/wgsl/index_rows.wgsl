@@ -27,10 +27,13 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>,
     for (var i = 0u; i < UPT; i = i + 1u) {
         let t = t0 + i * W;
         if (t < P[0]) {
-            // RSH = log2 R when R is a power of two, ONE = 1 when there is
-            // one outer slice (dim 0): Go-prepended, so the divisions fold.
+            // RSH = log2 R when R is a power of two (32 when not), ONE = 1
+            // when there is one outer slice (dim 0): Go-prepended, so the
+            // divisions fold. The shift is masked: a constant shift by 32,
+            // even in the branch never taken, is a compile error in Tint
+            // (Chrome's WGSL compiler; naga takes it).
             var r = 0u;
-            if (RSH < 32u) { r = t >> RSH; } else { r = t / R; }
+            if (RSH < 32u) { r = t >> (RSH & 31u); } else { r = t / R; }
             var o = 0u;
             if (ONE == 0u) { o = r / P[2]; }
             let k = r - o * P[2];
