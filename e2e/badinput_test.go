@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -57,6 +58,13 @@ func TestScriptingAPIBadInput(t *testing.T) {
 		// a getter that throws, a cycle: JSON.stringify's own errors
 		`fkc.run({op: "pad", backend: "cpu", flags: [], inputs: {get x() { throw new Error("boom"); }}})`: "fkc: run: the request could not be serialised: boom",
 		`fkc.run((() => { const o = {op: "pad"}; o.self = o; return o; })())`:                             "fkc: run: the request could not be serialised:",
+		// A field a call does not take is refused by name: a misspelled
+		// "flag" was blamed on a missing --mode, "case" ran 3 cases.
+		`fkc.run({op: "pad", backend: "cpu", flag: ["--mode", "reflect"], inputs: {}})`:                             `fkc: run: the request is not {op, backend, kernel, flags, inputs}: no field "flag"`,
+		`fkc.verify({backend: "cpu", case: 1})`:                                                                     `fkc: verify: the request is not {backend, cases, seed}: no field "case"`,
+		bench(`{shape: [4], dtype: "F32", fil: 1}`, ""):                                                             `fkc: bench: the request is not {op, kernel, backend, flags, inputs: {name: {shape, dtype, fill}}, reps}: no field "fil"`,
+		`fkc.verify({backend: "cpu", cases: 0})`:                                                                    "fkc: verify: cases 0: want 1 to 100",
+		`fkc.run({op: "sum", kernel: "fuel-vulkan-kernels/pad_reflect_b4", backend: "cpu", flags: [], inputs: {}})`: `fkc: run: kernel fuel-vulkan-kernels/pad_reflect_b4 is a Vulkan kernel; ask for backend "webgpu"`,
 	}
 	for call, want := range named {
 		got := eval[string](t, ctx, `(async () => { try { await `+call+`; return "resolved"; } catch (e) { return (e instanceof Error ? "Error:" : "non-Error:") + e.message; } })()`)
@@ -71,6 +79,13 @@ func TestScriptingAPIBadInput(t *testing.T) {
 		if !strings.Contains(got, "no kernel page with a Try-it form is open") {
 			t.Errorf("%s event on the catalog: %q", action, got)
 		}
+	}
+	// fkc.run runs the kernel asked for (it ran dispatch's choice,
+	// sum_all, without a word), as fkc run --kernel does.
+	in := map[string]string{"x": b64npy(tensorOf(t, tensor.F32, []int{5000}))}
+	req, _ := json.Marshal(map[string]any{"op": "sum", "backend": "cpu", "kernel": "fkc-cpu-kernels/sum_all_blocked", "flags": []string{}, "inputs": in})
+	if got := eval[string](t, ctx, `fkc.run(`+string(req)+`).then(r => r.provider + "/" + r.kernel, e => "rejected: " + e.message)`); got != "fkc-cpu-kernels/sum_all_blocked" {
+		t.Errorf("fkc.run with kernel sum_all_blocked: %s", got)
 	}
 	// Still alive: a valid run works.
 	r := fkcRun(t, ctx, "cpu", "pad", []string{"--mode", "constant", "--padding", "1:1"}, map[string]*tensor.Tensor{"x": tensorOf(t, tensor.F32, []int{2})})

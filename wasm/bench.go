@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/fkc-playground/fkc/bench"
+	"github.com/fkc-playground/fkc/engine"
 	"github.com/fkc-playground/fkc/kernels"
 	"github.com/fkc-playground/fkc/ops"
 	"github.com/fkc-playground/fkc/tensor"
@@ -28,6 +29,17 @@ type benchInput struct {
 	Fill json.RawMessage `json:"fill"`
 }
 
+// kernelOnBackend refuses a kernel (PROVIDER/NAME, "" for dispatch's
+// choice) of another backend than the call's, in the page's words (the
+// engine's would say --backend vulkan).
+func kernelOnBackend(call, kernel string, backend engine.Backend) error {
+	if ref, ok := app.eng.FindKernel(kernel); kernel != "" && ok && ref.Kernel.Backend != backend.Contract() {
+		want := map[string]string{"Cpu": "cpu", "Vulkan": "webgpu"}[ref.Kernel.Backend]
+		return kernels.Usagef("%s: kernel %s is a %s kernel; ask for backend %q", call, kernel, ref.Kernel.Backend, want)
+	}
+	return nil
+}
+
 // scriptBench is window.fkc.bench: times warm runs of one call.
 func scriptBench(reqJSON string) (any, error) {
 	var req struct {
@@ -38,8 +50,8 @@ func scriptBench(reqJSON string) (any, error) {
 		Inputs  map[string]benchInput `json:"inputs"`
 		Reps    int                   `json:"reps"`
 	}
-	if err := json.Unmarshal([]byte(reqJSON), &req); err != nil {
-		return nil, surfaceError(kernels.Usagef("bench: the request is not {op, kernel, backend, flags, inputs: {name: {shape, dtype, fill}}, reps}: %v", err))
+	if err := decodeRequest("bench", reqJSON, "{op, kernel, backend, flags, inputs: {name: {shape, dtype, fill}}, reps}", &req); err != nil {
+		return nil, surfaceError(err)
 	}
 	if req.Reps == 0 {
 		req.Reps = 5
@@ -51,10 +63,8 @@ func scriptBench(reqJSON string) (any, error) {
 	if err != nil {
 		return nil, surfaceError(err)
 	}
-	if ref, ok := app.eng.FindKernel(req.Kernel); req.Kernel != "" && ok && ref.Kernel.Backend != backend.Contract() {
-		// in the page's words (the engine's would say --backend vulkan)
-		want := map[string]string{"Cpu": "cpu", "Vulkan": "webgpu"}[ref.Kernel.Backend]
-		return nil, surfaceError(kernels.Usagef("bench: kernel %s is a %s kernel; ask for backend %q", req.Kernel, ref.Kernel.Backend, want))
+	if err := kernelOnBackend("bench", req.Kernel, backend); err != nil {
+		return nil, surfaceError(err)
 	}
 	call, err := ops.Parse(req.Op, req.Flags)
 	if err != nil {

@@ -5,7 +5,9 @@ package main
 import (
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/fkc-playground/fkc/engine"
 	"github.com/fkc-playground/fkc/kernels"
@@ -46,19 +48,45 @@ func checkBackend(backend string) (engine.Backend, error) {
 	return engine.WebGPU, nil
 }
 
+// decodeRequest reads a console call's JSON request into req, strictly: a
+// field the call does not take is refused by name (a misspelled "flag" or a
+// "kernel" fkc.run did not read went unnoticed: another kernel ran, or the
+// error blamed a missing flag), as is anything after the object. shape
+// names the fields the call takes, for the message.
+func decodeRequest(call, reqJSON, shape string, req any) error {
+	dec := json.NewDecoder(strings.NewReader(reqJSON))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(req)
+	if err == nil && dec.More() {
+		err = errors.New("more after the request object")
+	}
+	if err != nil {
+		msg := err.Error()
+		if f, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
+			msg = "no field " + f
+		}
+		return kernels.Usagef("%s: the request is not %s: %s", call, shape, msg)
+	}
+	return nil
+}
+
 // scriptRun is window.fkc.run: the `fkc run` contract for scripts.
 func scriptRun(reqJSON string) (any, error) {
 	var req struct {
 		Op      string            `json:"op"`
 		Backend string            `json:"backend"`
+		Kernel  string            `json:"kernel"` // PROVIDER/NAME; empty: dispatch's choice
 		Flags   []string          `json:"flags"`
 		Inputs  map[string]string `json:"inputs"`
 	}
-	if err := json.Unmarshal([]byte(reqJSON), &req); err != nil {
-		return nil, surfaceError(kernels.Usagef("run: the request is not {op, backend, flags, inputs}: %v", err))
+	if err := decodeRequest("run", reqJSON, "{op, backend, kernel, flags, inputs}", &req); err != nil {
+		return nil, surfaceError(err)
 	}
 	backend, err := checkBackend(req.Backend)
 	if err != nil {
+		return nil, surfaceError(err)
+	}
+	if err := kernelOnBackend("run", req.Kernel, backend); err != nil {
 		return nil, surfaceError(err)
 	}
 	// --dtype bf16 is a run-line flag of its own: it says how to read <u2 files.
@@ -97,7 +125,12 @@ func scriptRun(reqJSON string) (any, error) {
 			dt, shape, b, maxResultBytes, maxResultBytes>>20))
 	}
 	app.mu.Lock()
-	res, err := app.eng.Run(backend, call)
+	var res *engine.Result
+	if req.Kernel != "" {
+		res, err = app.eng.RunKernel(backend, req.Kernel, call)
+	} else {
+		res, err = app.eng.Run(backend, call)
+	}
 	app.mu.Unlock()
 	if err != nil {
 		return nil, surfaceError(err)

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"encoding/json"
 	"strings"
 
 	"github.com/fkc-playground/fkc/kernels"
@@ -16,24 +15,27 @@ import (
 // browser's own WGSL compiler, whose checks (uniformity among them) are
 // stricter than wgpu-native's.
 func scriptVerify(reqJSON string) (any, error) {
+	// Absent fields take the defaults (cases 3, seed 1 as fkc verify's);
+	// a seed of 0 is a seed like any other, as on the command line.
 	var req struct {
 		Backend string `json:"backend"`
-		Cases   int    `json:"cases"`
-		Seed    int64  `json:"seed"`
+		Cases   *int   `json:"cases"`
+		Seed    *int64 `json:"seed"`
 	}
 	if reqJSON != "" {
-		if err := json.Unmarshal([]byte(reqJSON), &req); err != nil {
-			return nil, surfaceError(kernels.Usagef("verify: the request is not {backend, cases, seed}: %v", err))
+		if err := decodeRequest("verify", reqJSON, "{backend, cases, seed}", &req); err != nil {
+			return nil, surfaceError(err)
 		}
 	}
-	if req.Cases == 0 {
-		req.Cases = 3
+	cases, seed := 3, int64(1)
+	if req.Cases != nil {
+		cases = *req.Cases
 	}
-	if req.Seed == 0 {
-		req.Seed = 1 // fkc verify's default
+	if req.Seed != nil {
+		seed = *req.Seed
 	}
-	if req.Cases < 1 || req.Cases > 100 {
-		return nil, surfaceError(kernels.Usagef("verify: cases %d: want 1 to 100", req.Cases))
+	if cases < 1 || cases > 100 {
+		return nil, surfaceError(kernels.Usagef("verify: cases %d: want 1 to 100", cases))
 	}
 	backend, err := checkBackend(req.Backend)
 	if err != nil {
@@ -41,7 +43,7 @@ func scriptVerify(reqJSON string) (any, error) {
 	}
 	var out strings.Builder
 	app.mu.Lock()
-	rep := verify.Run(app.eng, backend, req.Seed, req.Cases, &out)
+	rep := verify.Run(app.eng, backend, seed, cases, &out)
 	app.mu.Unlock()
 	return jsonString(map[string]any{
 		"passed":  rep.Passed,

@@ -6,7 +6,7 @@
 // Scripting API (same contract as `fkc run`, SPEC §5):
 //   await fkc.ready
 //   fkc.kernels()  → [{name, provider, backend, op_kind, registrable, dtypes}]
-//   await fkc.run({op, backend: "cpu"|"webgpu", flags: [...], inputs: {name: base64 .npy}})
+//   await fkc.run({op, backend: "cpu"|"webgpu", flags: [...], inputs: {name: base64 .npy}, kernel})
 //                  → {kernel, provider, npy}   (rejects with Error("fkc: …"))
 //   await fkc.bench({op, backend, flags, inputs: {name: {shape, dtype, fill}}, reps})
 //                  → {kernel, median_ms, times_ms, bytes_moved, gb_per_s}
