@@ -16,7 +16,7 @@ import (
 func writeNpy(t *testing.T, dir, name string, x *tensor.Tensor) string {
 	t.Helper()
 	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, tensor.NpyBytes(x), 0o644); err != nil {
+	if err := os.WriteFile(p, mustNpy(x), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return p
@@ -192,4 +192,13 @@ func TestSubcommandHelp(t *testing.T) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errOut)
 		}
 	}
+}
+
+// mustNpy is tensor.NpyBytes of a tensor the test built valid.
+func mustNpy(x *tensor.Tensor) []byte {
+	b, err := tensor.NpyBytes(x)
+	if err != nil {
+		panic(err)
+	}
+	return b
 }

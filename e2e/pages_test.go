@@ -368,7 +368,7 @@ func TestBF16ScriptingAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	x := tensorOf(t, tensor.BF16, []int{3, 5}, 3, -1, 4, 1, -5, 9, 2, -6, 0.5, 1.5)
-	if raw := tensor.NpyBytes(x); !bytes.Contains(raw, []byte("'<u2'")) {
+	if raw := mustNpy(x); !bytes.Contains(raw, []byte("'<u2'")) {
 		t.Fatalf("NpyBytes of a BF16 tensor does not write <u2: %q", raw[:64])
 	}
 	cases := []struct {

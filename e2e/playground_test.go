@@ -141,7 +141,7 @@ var runCases = []runCase{
 	}},
 }
 
-func b64npy(x *tensor.Tensor) string { return base64.StdEncoding.EncodeToString(tensor.NpyBytes(x)) }
+func b64npy(x *tensor.Tensor) string { return base64.StdEncoding.EncodeToString(mustNpy(x)) }
 
 type runReply struct {
 	Kernel   string `json:"kernel"`
@@ -524,4 +524,13 @@ func TestBadShareLinks(t *testing.T) {
 	// stayed on every page after it).
 	eval[bool](t, ctx, `(() => { location.hash = "#/api"; return true; })()`)
 	waitFor(t, ctx, `document.querySelectorAll("#banners .linknote").length === 0`)
+}
+
+// mustNpy is tensor.NpyBytes of a tensor the test built valid.
+func mustNpy(x *tensor.Tensor) []byte {
+	b, err := tensor.NpyBytes(x)
+	if err != nil {
+		panic(err)
+	}
+	return b
 }

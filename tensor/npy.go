@@ -18,8 +18,10 @@ var npyMagic = []byte("\x93NUMPY")
 var descrToDType = map[string]DType{
 	"|b1": BOOL, "|u1": U8, "|i1": I8, "<i2": I16, "<u4": U32,
 	"<i4": I32, "<i8": I64, "<f2": F16, "<f4": F32, "<f8": F64,
-	// single-byte types may also be written with '<' or '=' by some writers
+	// single-byte types have no byte order: some writers spell them with
+	// '<', '=' or '>', and NumPy loads each as the '|' type
 	"<b1": BOOL, "<u1": U8, "<i1": I8, "=b1": BOOL, "=u1": U8, "=i1": I8,
+	">b1": BOOL, ">u1": U8, ">i1": I8,
 }
 
 // NpyDescr is the NumPy descr written for dt. BF16 has no NumPy dtype: it
@@ -100,8 +102,9 @@ func ReadNpy(r io.Reader, asBF16 bool) (*Tensor, error) {
 	}
 	if !ok {
 		switch {
-		case strings.HasPrefix(descr, ">") && len(descr) > 1 && descr[1:] != "u1" && descr[1:] != "i1" && descr[1:] != "b1":
-			return nil, fmt.Errorf("npy: big-endian dtype %q is not supported (only little-endian)", descr)
+		case strings.HasPrefix(descr, ">") && (descrToDType["<"+descr[1:]] != Invalid || descr == ">u2"):
+			// a type read in its little-endian form only
+			return nil, fmt.Errorf("npy: big-endian dtype %q is not supported (only little-endian: %q; arr.astype(arr.dtype.newbyteorder('<')) converts it)", descr, "<"+descr[1:])
 		case descr == "<u2":
 			return nil, errors.New("npy: dtype '<u2' (uint16) is not supported; pass --dtype bf16 to read it as bf16 bit patterns")
 		default:
@@ -222,6 +225,9 @@ func ReadNpyBytes(b []byte, asBF16 bool) (*Tensor, error) {
 
 // WriteNpy writes t as a version 1.0 .npy (2.0 if the header is too long).
 func WriteNpy(w io.Writer, t *Tensor) error {
+	if err := t.Check(); err != nil {
+		return fmt.Errorf("npy: %w", err)
+	}
 	dict := formatNpyHeader(npyHeader{descr: NpyDescr(t.DType), shape: t.Shape})
 	ver, lenBytes := byte(1), 2
 	if len(dict)+1+10 > 65535 {
@@ -248,9 +254,12 @@ func WriteNpy(w io.Writer, t *Tensor) error {
 	return err
 }
 
-// NpyBytes encodes t as an in-memory .npy file.
-func NpyBytes(t *Tensor) []byte {
+// NpyBytes encodes t as an in-memory .npy file; an inconsistent t (see
+// Tensor.Check) is an error, as in WriteNpy.
+func NpyBytes(t *Tensor) ([]byte, error) {
 	var b bytes.Buffer
-	WriteNpy(&b, t)
-	return b.Bytes()
+	if err := WriteNpy(&b, t); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }

@@ -13,7 +13,7 @@ import (
 func FuzzReadNpy(f *testing.F) {
 	for _, dt := range All {
 		for _, shape := range [][]int{{}, {3}, {2, 2}, {1, 0, 2}} {
-			f.Add(NpyBytes(New(dt, shape)), dt == BF16)
+			f.Add(mustNpy(New(dt, shape)), dt == BF16)
 		}
 	}
 	f.Add([]byte("\x93NUMPY\x02\x00\x10\x00\x00\x00{'descr': '<f4'}"), false)
@@ -22,7 +22,7 @@ func FuzzReadNpy(f *testing.F) {
 		if err != nil {
 			return
 		}
-		y, err := ReadNpyBytes(NpyBytes(x), bf16 || x.DType == BF16)
+		y, err := ReadNpyBytes(mustNpy(x), bf16 || x.DType == BF16)
 		if err != nil {
 			t.Fatalf("re-encoded %s does not parse: %v", x, err)
 		}

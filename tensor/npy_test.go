@@ -34,7 +34,7 @@ func TestWriteNpyMatchesNumpyBytes(t *testing.T) {
 	}
 	for _, c := range cases {
 		want := append(numpyHeader(c.dict), c.t.Data...)
-		if got := NpyBytes(c.t); !bytes.Equal(got, want) {
+		if got := mustNpy(c.t); !bytes.Equal(got, want) {
 			t.Errorf("%s:\n got %q\nwant %q", c.t, got, want)
 		}
 	}
@@ -46,7 +46,7 @@ func TestNpyRoundTripEveryDType(t *testing.T) {
 		for _, shape := range [][]int{{}, {0}, {7}, {2, 3}, {2, 1, 3, 1}} {
 			x := New(dt, shape)
 			rng.Read(x.Data)
-			b := NpyBytes(x)
+			b := mustNpy(x)
 			y, err := ReadNpyBytes(b, dt == BF16)
 			if err != nil {
 				t.Fatalf("%s: %v", x, err)
@@ -80,7 +80,7 @@ func TestNpyVersion2And3(t *testing.T) {
 }
 
 func TestNpyErrors(t *testing.T) {
-	good := NpyBytes(New(F32, []int{2, 2}))
+	good := mustNpy(New(F32, []int{2, 2}))
 	hdr := func(dict string) []byte { return numpyHeader(dict) }
 	cases := []struct {
 		name string
@@ -94,7 +94,10 @@ func TestNpyErrors(t *testing.T) {
 		{"truncated header", good[:20], "truncated header"},
 		{"truncated data", good[:len(good)-3], "truncated data"},
 		{"trailing", append(append([]byte{}, good...), 0), "trailing bytes"},
-		{"big-endian", append(hdr("{'descr': '>f4', 'fortran_order': False, 'shape': (1,), }"), 0, 0, 0, 0), "big-endian"},
+		{"big-endian", append(hdr("{'descr': '>f4', 'fortran_order': False, 'shape': (1,), }"), 0, 0, 0, 0), `big-endian dtype ">f4" is not supported (only little-endian: "<f4"`},
+		// not supported in either byte order: said so, not "big-endian"
+		{"big-endian unicode", append(hdr("{'descr': '>U4', 'fortran_order': False, 'shape': (1,), }"), make([]byte, 16)...), `unsupported dtype ">U4"`},
+		{"big-endian complex", append(hdr("{'descr': '>c8', 'fortran_order': False, 'shape': (1,), }"), make([]byte, 8)...), `unsupported dtype ">c8"`},
 		{"fortran", append(hdr("{'descr': '<f4', 'fortran_order': True, 'shape': (1,), }"), 0, 0, 0, 0), "Fortran-order"},
 		{"complex", hdr("{'descr': '<c8', 'fortran_order': False, 'shape': (0,), }"), "unsupported dtype \"<c8\""},
 		{"u2 without bf16", hdr("{'descr': '<u2', 'fortran_order': False, 'shape': (0,), }"), "--dtype bf16"},
@@ -139,5 +142,26 @@ func TestNpyHugeClaimNotAllocated(t *testing.T) {
 	}
 	if _, err := ReadNpy(struct{ io.Reader }{bytes.NewReader(b)}, false); err == nil || !strings.Contains(err.Error(), "got 3") {
 		t.Errorf("stream: %v", err)
+	}
+}
+
+// mustNpy is NpyBytes of a tensor the test built valid.
+func mustNpy(x *Tensor) []byte {
+	b, err := NpyBytes(x)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// Single-byte types have no byte order: '>u1', '>i1' and '>b1' load as the
+// '|' types (NumPy loads them; they were refused as "unsupported dtype").
+func TestNpySingleByteAnyOrder(t *testing.T) {
+	for descr, want := range map[string]DType{">u1": U8, ">i1": I8, ">b1": BOOL, "=u1": U8, "<i1": I8} {
+		b := append(numpyHeader("{'descr': '"+descr+"', 'fortran_order': False, 'shape': (3,), }"), 1, 0, 1)
+		x, err := ReadNpyBytes(b, false)
+		if err != nil || x.DType != want || !bytes.Equal(x.Data, []byte{1, 0, 1}) {
+			t.Errorf("%s: %v, %v", descr, x, err)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"unicode/utf8"
 )
@@ -34,6 +35,12 @@ func WriteNpyFile(path string, t *Tensor) error {
 // does: through a temporary file, fsync and rename, so that a failure
 // leaves path as it was (`fkc fmt -w` rewrites contracts with it).
 func WriteFileAtomic(path string, write func(io.Writer) error) error {
+	if fd, own, ok := descriptorPath(path); ok {
+		if !own {
+			return fmt.Errorf("write %s: it is another process's file descriptor; give the file's own path", path)
+		}
+		return writeDescriptor(path, fd, write)
+	}
 	target, perm := path, fs.FileMode(0o666)
 	st, err := os.Stat(path)
 	switch {
@@ -63,7 +70,7 @@ func WriteFileAtomic(path string, write func(io.Writer) error) error {
 		return fmt.Errorf("write %s: %w", path, unwrapPath(err))
 	}
 	dir := filepath.Dir(target)
-	tmp, err := createTemp(dir, tempPrefix(filepath.Base(target)), perm)
+	tmp, err := temps.create(dir, tempPrefix(filepath.Base(target)), perm)
 	if err != nil {
 		what := "it is unchanged"
 		if st == nil {
@@ -71,7 +78,6 @@ func WriteFileAtomic(path string, write func(io.Writer) error) error {
 		}
 		return fmt.Errorf("write %s: %w (a temporary file in %s: %s)", path, unwrapPath(err), dir, what)
 	}
-	temps.track(tmp.Name(), true)
 	defer temps.track(tmp.Name(), false)
 	fail := func(err error) error {
 		tmp.Close()
@@ -81,6 +87,15 @@ func WriteFileAtomic(path string, write func(io.Writer) error) error {
 			what = "nothing was created"
 		}
 		return fmt.Errorf("write %s: %w (%s)", path, unwrapPath(err), what)
+	}
+	if st != nil {
+		// The replacement keeps the old file's owner and group: a new file
+		// is the writer's, and a shared file's group would lose its write
+		// access. Where the writer may not give it them, nothing is
+		// written.
+		if err := keepOwner(tmp, st); err != nil {
+			return fail(err)
+		}
 	}
 	if err := write(tmp); err != nil {
 		return fail(err)
@@ -97,6 +112,11 @@ func WriteFileAtomic(path string, write func(io.Writer) error) error {
 		return fail(err)
 	}
 	if err := temps.commit(tmp.Name(), target); err != nil {
+		if errors.Is(err, fs.ErrPermission) {
+			if di, derr := os.Stat(dir); derr == nil && di.Mode()&fs.ModeSticky != 0 {
+				err = fmt.Errorf("%w: %s is sticky (as /tmp is), so only the file's owner may replace it", unwrapPath(err), dir)
+			}
+		}
 		return fail(err)
 	}
 	// Make the rename itself durable. Not every file system can sync a
@@ -141,6 +161,26 @@ func Committed() int {
 	temps.Lock()
 	defer temps.Unlock()
 	return temps.committed
+}
+
+// create makes a new temporary file (createTemp) and tracks it, as one
+// step with respect to RemoveTemps: a signal between the two left the file
+// behind. After RemoveTemps no file is made.
+func (t *tempSet) create(dir, prefix string, perm fs.FileMode) (*os.File, error) {
+	t.Lock()
+	defer t.Unlock()
+	if t.closed {
+		return nil, errors.New("interrupted by a signal")
+	}
+	f, err := createTemp(dir, prefix, perm)
+	if err != nil {
+		return nil, err
+	}
+	if t.names == nil {
+		t.names = map[string]bool{}
+	}
+	t.names[f.Name()] = true
+	return f, nil
 }
 
 func (t *tempSet) track(name string, writing bool) {
@@ -214,12 +254,87 @@ func createTemp(dir, prefix string, perm fs.FileMode) (*os.File, error) {
 	return nil, fmt.Errorf("no free temporary file name in %s", dir)
 }
 
-// unwrapPath drops an *fs.PathError's path (the temporary file's, which
-// would only confuse) and keeps the cause.
+// unwrapPath drops an *fs.PathError's or a rename's *os.LinkError's paths
+// (the temporary file's, which would only confuse) and keeps the cause.
 func unwrapPath(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return pe.Err
 	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
 	return err
+}
+
+// descriptorPath says whether path names an open file descriptor rather
+// than a file — /dev/stdout, /dev/stderr, /dev/stdin, /dev/fd/N,
+// /proc/self/fd/N, /proc/PID/fd/N, or a symlink to one — and which: fd, and
+// own = it is this process's. Such a path resolves to the file the
+// descriptor is open on (a shell's `>> log`), which a rename would replace
+// — the shell's descriptor would then write to the unlinked old file, and
+// what it held before and after is lost — so it is written through the
+// descriptor instead, as `-o -` writes to stdout.
+func descriptorPath(path string) (fd int, own, ok bool) {
+	p := path
+	for range 40 { // symlink hops, as the kernel allows
+		if !filepath.IsAbs(p) {
+			wd, err := os.Getwd()
+			if err != nil {
+				return 0, false, false
+			}
+			p = filepath.Join(wd, p)
+		}
+		p = filepath.Clean(p)
+		switch p {
+		case "/dev/stdin":
+			return 0, true, true
+		case "/dev/stdout":
+			return 1, true, true
+		case "/dev/stderr":
+			return 2, true, true
+		}
+		if n, ok := fdNumber(p, "/dev/fd/"); ok {
+			return n, true, true
+		}
+		if n, ok := fdNumber(p, "/proc/self/fd/"); ok {
+			return n, true, true
+		}
+		if n, ok := fdNumber(p, "/proc/thread-self/fd/"); ok {
+			return n, true, true
+		}
+		if rest, ok := strings.CutPrefix(p, "/proc/"); ok {
+			if pid, sub, ok := strings.Cut(rest, "/"); ok {
+				if n, ok := fdNumber("/"+sub, "/fd/"); ok {
+					if id, err := strconv.Atoi(pid); err == nil {
+						return n, id == os.Getpid(), true
+					}
+				}
+			}
+		}
+		li, err := os.Lstat(p)
+		if err != nil || li.Mode()&fs.ModeSymlink == 0 {
+			return 0, false, false
+		}
+		to, err := os.Readlink(p)
+		if err != nil {
+			return 0, false, false
+		}
+		if !filepath.IsAbs(to) {
+			to = filepath.Join(filepath.Dir(p), to)
+		}
+		p = to
+	}
+	return 0, false, false
+}
+
+// fdNumber reads N from prefix + N.
+func fdNumber(p, prefix string) (int, bool) {
+	rest, ok := strings.CutPrefix(p, prefix)
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(rest)
+	return n, err == nil && n >= 0 && strconv.Itoa(n) == rest
 }

@@ -43,7 +43,7 @@ func TestWriteNpyFileSizeLimit(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			p := filepath.Join(dir, "victim.npy")
-			old := NpyBytes(arange(4096 - 32)) // 16 KB, over the limit itself
+			old := mustNpy(arange(4096 - 32)) // 16 KB, over the limit itself
 			if c.exists {
 				os.WriteFile(p, old, 0o644)
 			}
@@ -69,7 +69,7 @@ func TestWriteNpyFileSizeLimit(t *testing.T) {
 					t.Fatalf("a failed write created victim.npy (%d bytes)", len(got))
 				}
 			default:
-				if !bytes.Equal(got, NpyBytes(arange(c.n))) {
+				if !bytes.Equal(got, mustNpy(arange(c.n))) {
 					t.Fatalf("victim.npy: %d bytes", len(got))
 				}
 			}
@@ -102,6 +102,24 @@ func TestWriteNpyFileReadOnlyTarget(t *testing.T) {
 	if err := os.WriteFile(p, old, 0o444); err != nil {
 		t.Fatal(err)
 	}
+	stderr, err := childAsNobody(t, dir, "TestWriteNpyFileReadOnlyTarget", "FKC_TEST_RO_CHILD="+p)
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(stderr, "permission denied") || !strings.Contains(stderr, "it is unchanged") {
+		t.Fatalf("child: %v, stderr %q; want exit 1 and permission denied (it is unchanged)", err, stderr)
+	}
+	if got, _ := os.ReadFile(p); !bytes.Equal(got, old) {
+		t.Errorf("the read-only file changed: %q", got)
+	}
+	if names, _ := os.ReadDir(dir); len(names) > 2 {
+		t.Errorf("the directory holds %d entries, want the file (and the binary's copy): a temporary file was left", len(names))
+	}
+}
+
+// childAsNobody runs test name of this binary in a child process with env
+// added — as uid/gid 65534 when this one is root (from a copy of the
+// binary in dir, which it opens to every user), else as this user — and
+// returns the child's stderr and exit error.
+func childAsNobody(t *testing.T, dir, name string, env ...string) (string, error) {
+	t.Helper()
 	bin := os.Args[0]
 	var cred *syscall.SysProcAttr
 	if os.Geteuid() == 0 {
@@ -127,19 +145,137 @@ func TestWriteNpyFileReadOnlyTarget(t *testing.T) {
 		}
 		cred = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 	}
-	cmd := exec.Command(bin, "-test.run=^TestWriteNpyFileReadOnlyTarget$")
-	cmd.Env = append(os.Environ(), "FKC_TEST_RO_CHILD="+p)
+	cmd := exec.Command(bin, "-test.run=^"+name+"$")
+	cmd.Env = append(os.Environ(), env...)
 	cmd.SysProcAttr = cred
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	err := cmd.Run()
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(stderr.String(), "permission denied") || !strings.Contains(stderr.String(), "it is unchanged") {
-		t.Fatalf("child: %v, stderr %q; want exit 1 and permission denied (it is unchanged)", err, stderr.String())
+	return stderr.String(), err
+}
+
+// Replacing a file keeps its owner and group (a shared file's group kept
+// its write access only by luck: the replacement was the writer's). Root
+// gives the replacement the old owner; a writer who cannot is refused, and
+// the file is as it was. Needs root (to make a file of another user).
+func TestWriteNpyFileKeepsOwner(t *testing.T) {
+	if p := os.Getenv("FKC_TEST_OWNER_CHILD"); p != "" {
+		if err := WriteNpyFile(p, arange(4)); err != nil {
+			os.Stderr.WriteString(err.Error())
+			os.Exit(1)
+		}
+		os.Exit(0)
 	}
-	if got, _ := os.ReadFile(p); !bytes.Equal(got, old) {
-		t.Errorf("the read-only file changed: %q", got)
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: the test makes files of two owners")
 	}
-	if names, _ := os.ReadDir(dir); len(names) > 2 {
-		t.Errorf("the directory holds %d entries, want the file (and the binary's copy): a temporary file was left", len(names))
+	dir := t.TempDir()
+	owner := func(p string) (uint32, uint32) {
+		st, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := st.Sys().(*syscall.Stat_t)
+		return s.Uid, s.Gid
+	}
+	// Root writes over nobody's file: it stays nobody's.
+	theirs := filepath.Join(dir, "theirs.npy")
+	if err := os.WriteFile(theirs, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(theirs, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteNpyFile(theirs, arange(4)); err != nil {
+		t.Fatal(err)
+	}
+	if u, g := owner(theirs); u != 65534 || g != 65534 {
+		t.Errorf("root's write over nobody's file: owner %d:%d, want 65534:65534", u, g)
+	}
+	if got, _ := os.ReadFile(theirs); !bytes.Equal(got, mustNpy(arange(4))) {
+		t.Errorf("the file was not written")
+	}
+	// Nobody writes over root's world-writable file: refused, unchanged.
+	mine := filepath.Join(dir, "shared.npy")
+	if err := os.WriteFile(mine, []byte("root's"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(mine, 0o666); err != nil { // past the umask
+		t.Fatal(err)
+	}
+	stderr, err := childAsNobody(t, dir, "TestWriteNpyFileKeepsOwner", "FKC_TEST_OWNER_CHILD="+mine)
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(stderr, "it belongs to uid 0, gid 0") || !strings.Contains(stderr, "it is unchanged") {
+		t.Fatalf("child: %v, stderr %q; want exit 1, the owner named, unchanged", err, stderr)
+	}
+	if got, _ := os.ReadFile(mine); string(got) != "root's" {
+		t.Errorf("root's file changed: %q", got)
+	}
+	if u, g := owner(mine); u != 0 || g != 0 {
+		t.Errorf("root's file now belongs to %d:%d", u, g)
+	}
+	if names, _ := os.ReadDir(dir); len(names) != 3 {
+		t.Errorf("the directory holds %d entries, want the two files and the binary's copy: a temporary file was left", len(names))
+	}
+}
+
+// A path that names a descriptor (/dev/stdout, /dev/fd/N, a symlink to
+// one) is written through the descriptor: it resolved to the file a shell
+// redirected into, which the rename replaced — `fkc run … -o /dev/stdout
+// >> log` lost the log, and what the shell wrote after.
+func TestWriteNpyFileDescriptorPath(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "log.txt")
+	if err := os.WriteFile(log, []byte("previous line\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(log, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	before, _ := os.Stat(log)
+	link := filepath.Join(dir, "out.npy")
+	fdPath := "/dev/fd/" + strconv.Itoa(int(f.Fd()))
+	if err := os.Symlink(fdPath, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{fdPath, "/proc/self/fd/" + strconv.Itoa(int(f.Fd())), link} {
+		if err := WriteNpyFile(p, arange(4)); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+	}
+	if _, err := f.WriteString("after\n"); err != nil {
+		t.Fatalf("the descriptor was closed: %v", err)
+	}
+	npy := mustNpy(arange(4))
+	want := append(append(append(append([]byte("previous line\n"), npy...), npy...), npy...), "after\n"...)
+	if got, _ := os.ReadFile(log); !bytes.Equal(got, want) {
+		t.Errorf("the log holds %d bytes, want %d: the previous line, three arrays, the line after", len(got), len(want))
+	}
+	if after, _ := os.Stat(log); !os.SameFile(before, after) {
+		t.Error("the log was replaced by another file")
+	}
+	for _, c := range []struct {
+		p       string
+		fd      int
+		own, ok bool
+	}{
+		{"/dev/stdout", 1, true, true},
+		{"/dev/stderr", 2, true, true},
+		{"/dev/fd/7", 7, true, true},
+		{"/proc/self/fd/12", 12, true, true},
+		{"/proc/" + strconv.Itoa(os.Getpid()) + "/fd/3", 3, true, true},
+		{"/proc/1/fd/3", 3, false, true},
+		{"/dev/fd/x", 0, false, false},
+		{"/dev/fd/07", 0, false, false},
+		{filepath.Join(dir, "plain.npy"), 0, false, false},
+	} {
+		fd, own, ok := descriptorPath(c.p)
+		if fd != c.fd || own != c.own || ok != c.ok {
+			t.Errorf("descriptorPath(%q) = %d, %v, %v; want %d, %v, %v", c.p, fd, own, ok, c.fd, c.own, c.ok)
+		}
+	}
+	if err := WriteNpyFile("/proc/1/fd/1", arange(4)); err == nil || !strings.Contains(err.Error(), "another process's file descriptor") {
+		t.Errorf("another process's descriptor: %v", err)
 	}
 }

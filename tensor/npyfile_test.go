@@ -35,7 +35,7 @@ func dirNames(t *testing.T, dir string) []string {
 
 func TestWriteNpyFile(t *testing.T) {
 	x := arange(100)
-	want := NpyBytes(x)
+	want := mustNpy(x)
 	t.Run("new file gets os.Create's mode", func(t *testing.T) {
 		dir := t.TempDir()
 		p := filepath.Join(dir, "out.npy")
@@ -178,5 +178,59 @@ func TestWriteFileAtomicLongName(t *testing.T) {
 	}
 	if p := tempPrefix(strings.Repeat("é", 125)); !utf8.ValidString(p) || len(p)+13 > 255 {
 		t.Errorf("prefix %d bytes, valid UTF-8 %v", len(p), utf8.ValidString(p))
+	}
+}
+
+// A tensor whose data does not match its dtype and shape is refused before
+// anything is written (it was written as a file no reader loads, over the
+// good one; a negative axis NumPy even loads, as empty).
+func TestWriteNpyFileInconsistentTensor(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "good.npy")
+	good := mustNpy(arange(3))
+	for _, c := range []struct {
+		name string
+		x    *Tensor
+		want string
+	}{
+		{"short data", &Tensor{DType: F32, Shape: []int{3}, Data: make([]byte, 4)}, "holds 4 data bytes, not the 12"},
+		{"long data", &Tensor{DType: F32, Shape: []int{1}, Data: make([]byte, 12)}, "holds 12 data bytes, not the 4"},
+		{"negative axis", &Tensor{DType: F32, Shape: []int{-1}}, "negative size"},
+		{"no dtype", &Tensor{DType: Invalid, Shape: []int{1}, Data: make([]byte, 4)}, "not one of the tensor dtypes"},
+		{"dtype 99", &Tensor{DType: 99, Shape: []int{1}, Data: make([]byte, 4)}, "not one of the tensor dtypes"},
+		{"nil", nil, "no tensor"},
+	} {
+		if err := os.WriteFile(p, good, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		err := WriteNpyFile(p, c.x)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "it is unchanged") {
+			t.Errorf("%s: %v; want %q and unchanged", c.name, err, c.want)
+		}
+		if got, _ := os.ReadFile(p); !bytes.Equal(got, good) {
+			t.Errorf("%s: the file changed", c.name)
+		}
+		if b, err := NpyBytes(c.x); err == nil || b != nil {
+			t.Errorf("%s: NpyBytes gave %d bytes, %v", c.name, len(b), err)
+		}
+	}
+}
+
+// A temporary file is made and tracked as one step: after RemoveTemps (a
+// signal) none is made — one made in between was left behind.
+func TestNoTempAfterRemoveTemps(t *testing.T) {
+	defer func() {
+		temps.Lock()
+		temps.closed = false
+		temps.Unlock()
+	}()
+	dir := t.TempDir()
+	RemoveTemps()
+	err := WriteNpyFile(filepath.Join(dir, "x.npy"), arange(2))
+	// refused when the temporary file would be made, not at the rename
+	if err == nil || !strings.Contains(err.Error(), "interrupted by a signal (a temporary file in") {
+		t.Errorf("a write after RemoveTemps: %v", err)
+	}
+	if names, _ := os.ReadDir(dir); len(names) != 0 {
+		t.Errorf("%d files left", len(names))
 	}
 }

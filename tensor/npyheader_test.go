@@ -102,7 +102,7 @@ func TestNpyHeaderGrammar(t *testing.T) {
 // (the browser) or from a stream that cannot seek (a pipe).
 func TestNpyTrailingBytesOneAnswer(t *testing.T) {
 	x := New(F32, []int{2, 4})
-	good := NpyBytes(x)
+	good := mustNpy(x)
 	for _, extra := range []int{1, 16, 48} { // issue 9 row 9: (2,4) followed by 12 floats
 		b := append(append([]byte{}, good...), make([]byte, extra)...)
 		path := filepath.Join(t.TempDir(), "x.npy")

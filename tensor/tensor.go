@@ -22,6 +22,27 @@ type Tensor struct {
 	Data  []byte
 }
 
+// Check reports whether t is a tensor as the type's comment says: a dtype
+// with a .npy form, a valid shape (CheckShape) and exactly the data bytes
+// that shape holds. Writers check it: a tensor built by hand with a short
+// buffer or a negative axis would otherwise be written as a file that no
+// reader loads (or, for a negative axis, that NumPy loads as empty).
+func (t *Tensor) Check() error {
+	if t == nil {
+		return errors.New("no tensor (nil)")
+	}
+	if NpyDescr(t.DType) == "" {
+		return fmt.Errorf("dtype %v is not one of the tensor dtypes", t.DType)
+	}
+	if err := CheckShape(t.Shape); err != nil {
+		return err
+	}
+	if want := NumElems(t.Shape) * t.DType.Size(); len(t.Data) != want {
+		return fmt.Errorf("%v%v holds %d data bytes, not the %d its shape needs", t.DType, t.Shape, len(t.Data), want)
+	}
+	return nil
+}
+
 // MaxElems bounds every tensor's element count, so that size arithmetic
 // cannot overflow and a shape (a pad width, a .npy header) cannot ask for
 // more memory than a process can have: 2^31 elements is 8 GiB of f32. (The

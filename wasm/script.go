@@ -135,11 +135,15 @@ func scriptRun(reqJSON string) (any, error) {
 	if err != nil {
 		return nil, surfaceError(err)
 	}
+	npy, err := tensor.NpyBytes(res.Out)
+	if err != nil {
+		return nil, surfaceError(err)
+	}
 	return map[string]any{
 		"kernel":   res.Kernel,
 		"provider": res.Provider,
 		"backend":  res.Backend,
-		"npy":      base64.StdEncoding.EncodeToString(tensor.NpyBytes(res.Out)),
+		"npy":      base64.StdEncoding.EncodeToString(npy),
 	}, nil
 }
 

@@ -64,7 +64,7 @@ func TestRunVulkanMatchesCPU(t *testing.T) {
 		x.F32()[i] = float32(i) * 0.5
 	}
 	in := filepath.Join(dir, "x.npy")
-	os.WriteFile(in, tensor.NpyBytes(x), 0o644)
+	os.WriteFile(in, mustNpy(x), 0o644)
 	outs := map[string][]byte{}
 	for _, be := range []string{"cpu", "vulkan"} {
 		out := filepath.Join(dir, be+".npy")
@@ -132,7 +132,7 @@ func TestContractRankEnforced(t *testing.T) {
 	haveVulkan(t)
 	dir := t.TempDir()
 	in := filepath.Join(dir, "s.npy")
-	os.WriteFile(in, tensor.NpyBytes(tensor.New(tensor.F32, nil)), 0o644)
+	os.WriteFile(in, mustNpy(tensor.New(tensor.F32, nil)), 0o644)
 	args := []string{"run", "pad", "--mode", "reflect", "--padding", "", "-i", "x=" + in, "-o", filepath.Join(dir, "o.npy")}
 	if code, _, stderr := run(t, append(args, "--backend", "cpu")...); code != 0 {
 		t.Errorf("cpu: exit %d: %s", code, stderr)
@@ -141,4 +141,13 @@ func TestContractRankEnforced(t *testing.T) {
 	if want := "fkc: pad: x has rank 0 but pad_reflect_b4 takes rank 1..=8 (contract: input.rank 1..=8)"; code != 1 || strings.TrimSpace(stderr) != want {
 		t.Errorf("vulkan: exit %d %q, want 1 %q", code, stderr, want)
 	}
+}
+
+// mustNpy is tensor.NpyBytes of a tensor the test built valid.
+func mustNpy(x *tensor.Tensor) []byte {
+	b, err := tensor.NpyBytes(x)
+	if err != nil {
+		panic(err)
+	}
+	return b
 }
