@@ -275,7 +275,7 @@ func (e *Engine) checkSize(op string, shape []int, dt tensor.DType) error {
 // Run checks a call and dispatches it to the binding that serves it on
 // backend b.
 func (e *Engine) Run(b Backend, c *kernels.Call) (*Result, error) {
-	if err := b.valid(); err != nil {
+	if err := e.ready(b); err != nil {
 		return nil, err
 	}
 	if _, _, _, err := e.Check(c); err != nil {
@@ -292,7 +292,7 @@ func (e *Engine) Run(b Backend, c *kernels.Call) (*Result, error) {
 // OP --kernel …`), instead of the one dispatch would choose: its binding for
 // the call's dtypes, or an error saying why it cannot serve the call.
 func (e *Engine) RunKernel(b Backend, id string, c *kernels.Call) (*Result, error) {
-	if err := b.valid(); err != nil {
+	if err := e.ready(b); err != nil {
 		return nil, err
 	}
 	o, _, _, err := e.Check(c)
@@ -301,7 +301,7 @@ func (e *Engine) RunKernel(b Backend, id string, c *kernels.Call) (*Result, erro
 	}
 	ref, ok := e.FindKernel(id)
 	if !ok {
-		return nil, kernels.Usagef("--kernel %q: no such kernel in the loaded contracts (PROVIDER/NAME, e.g. fuel-vulkan-kernels/pad_reflect_b4; `fkc contracts` lists them)", id)
+		return nil, e.NoSuchKernel(id, "fuel-vulkan-kernels/pad_reflect_b4")
 	}
 	if kb := ref.Kernel.Backend; kb != b.Contract() {
 		return nil, kernels.Usagef("--kernel %s is a %s kernel, and this run's backend is %s: add --backend %s", id, kb, b, map[string]Backend{"Cpu": CPU, "Vulkan": Vulkan}[kb])
@@ -319,6 +319,44 @@ func (e *Engine) RunKernel(b Backend, id string, c *kernels.Call) (*Result, erro
 	}
 	return nil, kernels.Violatef(c.Op, "kernel %s cannot serve this call: %s has dtype %s, and it is registered for %s only",
 		id, o.Inputs[0].Name, primary.DType, strings.Join(dts, ", "))
+}
+
+// ready refuses a backend that is none of the constants, and a GPU backend
+// with no device attached (a Go caller's engine.New without Attach): the
+// call would otherwise be refused as if no kernel served it.
+func (e *Engine) ready(b Backend) error {
+	if err := b.valid(); err != nil {
+		return err
+	}
+	if b != CPU && e.dev == nil {
+		return &kernels.Unavailable{Kernel: "backend " + string(b), Msg: "no GPU device is attached to this engine (open one, e.g. gpu.OpenNative, and call Attach)"}
+	}
+	return nil
+}
+
+// NoSuchKernel is the error for a kernel id that FindKernel does not find:
+// it wants PROVIDER/NAME, and names the kernels the id may have meant — a
+// bare NAME's providers, or NAME under other providers. example is a
+// PROVIDER/NAME for the message when there is nothing to suggest.
+func (e *Engine) NoSuchKernel(id, example string) error {
+	name := id
+	if _, n, ok := strings.Cut(id, "/"); ok {
+		name = n
+	}
+	var near []string
+	for _, r := range e.Reg.Kernels() {
+		if r.Kernel.Name == name {
+			near = append(near, KernelID(r.Doc, r.Kernel))
+		}
+	}
+	form := "PROVIDER/NAME"
+	if !strings.Contains(id, "/") {
+		form = "it wants PROVIDER/NAME"
+	}
+	if len(near) > 0 {
+		return kernels.Usagef("--kernel %q: no such kernel (%s); did you mean %s?", id, form, strings.Join(near, " or "))
+	}
+	return kernels.Usagef("--kernel %q: no such kernel in the loaded contracts (%s, e.g. %s; `fkc contracts` lists them)", id, form, example)
 }
 
 // FindKernel finds a kernel section by "PROVIDER/NAME".

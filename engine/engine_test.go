@@ -170,6 +170,33 @@ func TestRunErrors(t *testing.T) {
 	if r, err := e.Run(engine.CPU, ops.Sum(x4, ops.All)); err != nil || r.Out.At(0) != 10 {
 		t.Errorf("sum over all: %v, %v", r, err)
 	}
+	// A GPU backend with no device attached is unavailable, said so: it
+	// was "no Vulkan binding for pad/reflect" (Run) and "not linked to an
+	// implementation in this build" (RunKernel).
+	for name, run := range map[string]func() (*engine.Result, error){
+		"Run": func() (*engine.Result, error) {
+			return e.Run(engine.Vulkan, ops.Pad(x4, kernels.Reflect, kernels.Pad{Before: 1, After: 1}))
+		},
+		"RunKernel": func() (*engine.Result, error) {
+			return e.RunKernel(engine.Vulkan, "fuel-vulkan-kernels/pad_reflect_b4", ops.Pad(x4, kernels.Reflect, kernels.Pad{Before: 1, After: 1}))
+		},
+	} {
+		var un *kernels.Unavailable
+		if _, err := run(); !errors.As(err, &un) || !strings.Contains(err.Error(), "no GPU device is attached") {
+			t.Errorf("%s on Vulkan without a device: %v", name, err)
+		}
+	}
+	// A kernel named without its provider, or under another one, is
+	// suggested by its PROVIDER/NAME.
+	for id, want := range map[string]string{
+		"pad_reflect_b4":                  `--kernel "pad_reflect_b4": no such kernel (it wants PROVIDER/NAME); did you mean fuel-vulkan-kernels/pad_reflect_b4?`,
+		"fuel-cpu-backend/pad_reflect_b4": `--kernel "fuel-cpu-backend/pad_reflect_b4": no such kernel (PROVIDER/NAME); did you mean fuel-vulkan-kernels/pad_reflect_b4?`,
+		"nope":                            `--kernel "nope": no such kernel in the loaded contracts (it wants PROVIDER/NAME, e.g. fuel-vulkan-kernels/pad_reflect_b4;`,
+	} {
+		if _, err := e.RunKernel(engine.CPU, id, ops.Sum(x4, ops.All)); err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("--kernel %s: %v\nwant %s", id, err, want)
+		}
+	}
 }
 
 func TestCostSymbolsAndBytesMoved(t *testing.T) {

@@ -188,7 +188,7 @@ func Plan(eng *engine.Engine, b engine.Backend, ids []string, dt tensor.DType) (
 	for _, id := range ids {
 		ref, ok := eng.FindKernel(id)
 		if !ok {
-			return nil, kernels.Usagef("--kernel %q: no such kernel in the loaded contracts (PROVIDER/NAME, e.g. fuel-cpu-backend/pad; `fkc contracts` lists them)", id)
+			return nil, eng.NoSuchKernel(id, "fuel-cpu-backend/pad")
 		}
 		if kb := ref.Kernel.Backend; kb != b.Contract() {
 			return nil, kernels.Usagef("--kernel %s is a %s kernel, and this sweep's backend is %s", id, kb, b)
