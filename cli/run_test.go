@@ -194,3 +194,43 @@ func TestSubcommandHelp(t *testing.T) {
 		}
 	}
 }
+
+// fkc run --help describes --value as tensor.Scalar.Encode behaves: exact
+// for integer dtypes (a fraction or out of range is an error), rounded to
+// nearest for float dtypes (16777217 fills an F32 with 16777216), and an
+// error past the dtype's largest finite value. The help said "exact in the
+// tensor's dtype", which float dtypes are not.
+func TestValueHelpMatchesFill(t *testing.T) {
+	_, help, _ := runMain("run", "--help")
+	var line string
+	for _, l := range strings.Split(help, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "--value") {
+			line = l
+		}
+	}
+	for _, want := range []string{"integer dtypes take it exactly", "float dtypes round it to nearest", "past the largest finite value is an error"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("--value help %q lacks %q", line, want)
+		}
+	}
+	dir := t.TempDir()
+	f32 := writeNpy(t, dir, "f.npy", tensor.New(tensor.F32, []int{1}))
+	i32 := writeNpy(t, dir, "i.npy", tensor.New(tensor.I32, []int{1}))
+	out := filepath.Join(dir, "o.npy")
+	pad := func(value, in string) (int, string) {
+		code, _, errOut := runMain("run", "pad", "--mode", "constant", "--padding", "1:0", "--value", value, "-i", "x="+in, "-o", out)
+		return code, errOut
+	}
+	if code, errOut := pad("16777217", f32); code != 0 {
+		t.Fatalf("16777217 into F32: exit %d, %s", code, errOut)
+	}
+	b, _ := os.ReadFile(out)
+	if y, err := tensor.ReadNpyBytes(b, false); err != nil || y.F32()[0] != 16777216 {
+		t.Errorf("16777217 into F32 filled %v (%v), want 16777216 (rounded to nearest)", y, err)
+	}
+	for _, c := range []struct{ value, in string }{{"2.5", i32}, {"2147483648", i32}, {"1e39", f32}} {
+		if code, errOut := pad(c.value, c.in); code == 0 || !strings.HasPrefix(errOut, "fkc: ") {
+			t.Errorf("--value %s into %s: exit %d, stderr %q; want an error", c.value, filepath.Base(c.in), code, errOut)
+		}
+	}
+}
