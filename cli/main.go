@@ -66,9 +66,10 @@ func Main(args []string, stdout, stderr io.Writer, cfg Config) int {
 	case "fmt":
 		return Fmt(rest, stdout, stderr)
 	case "devices":
-		if len(rest) > 0 {
-			fmt.Fprintf(stderr, "fkc: devices takes no arguments (got %q)\n", rest)
-			return 2
+		if err := flagsOnly(newFlags("devices"), rest, stdout); err == errHelp {
+			return 0
+		} else if err != nil {
+			return fail(stderr, err)
 		}
 		return devices(stdout, stderr, cfg.GPU)
 	case "run":
@@ -83,8 +84,11 @@ func Main(args []string, stdout, stderr io.Writer, cfg Config) int {
 		fmt.Fprint(stdout, usage)
 		return 0
 	}
-	fmt.Fprintf(stderr, "fkc: unknown command %q\n%s", cmd, usage)
-	return 2
+	names := make([]string, len(commands))
+	for i, c := range commands {
+		names[i] = c.name
+	}
+	return fail(stderr, kernels.Usagef("unknown command %q (the commands: %s; fkc help describes them)", cmd, strings.Join(names, " ")))
 }
 
 func devices(stdout, stderr io.Writer, gpu *GPU) int {

@@ -93,11 +93,11 @@ func parseRun(args []string) (*runArgs, error) {
 
 // run implements `fkc run OP …`.
 func run(args []string, stdout, stderr io.Writer, cfg Config) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
+	if len(args) == 0 {
+		return fail(stderr, kernels.Usagef("run: needs an OP (fkc run --help lists the ops and their flags)"))
+	}
+	if args[0] == "-h" || args[0] == "--help" {
 		runHelp(stdout)
-		if len(args) == 0 {
-			return 2
-		}
 		return 0
 	}
 	r, err := parseRun(args)
@@ -165,7 +165,7 @@ func run(args []string, stdout, stderr io.Writer, cfg Config) int {
 func readInput(name, path string, asBF16 bool) (*tensor.Tensor, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("input %s: %v", name, err)
+		return nil, fileError("input "+name, err)
 	}
 	defer f.Close()
 	if st, err := f.Stat(); err == nil && st.IsDir() {
