@@ -24,7 +24,7 @@ var commands = []command{
 	{"contracts", "contracts [--json] [--judge report.json] [FILE|DIR ...]",
 		"providers, kernels, bindings and link status of the documents (no operands: the embedded contracts)"},
 	{"lint", "lint [FILE|DIR ...]",
-		"diagnostics file:line: severity: msg of the documents (no operands: the embedded contracts); exit 1 on errors, DuplicateKernelRef included, 0 on warnings and info only"},
+		"diagnostics file:line: severity: msg (no operands: the embedded contracts); exit 1 on errors, DuplicateKernelRef included"},
 	{"fmt", "fmt [-w] [-l] FILE|DIR...",
 		"canonical indentation: the formatted documents on stdout; -w rewrites the files that differ, -l lists them"},
 	{"devices", "devices", "the GPU adapters found (Vulkan)"},

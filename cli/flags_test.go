@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fkc-playground/fkc/tensor"
 )
 
 // Every subcommand words a flag error as fkc run does: one "fkc: CMD: …"
@@ -94,5 +96,77 @@ func TestHelpWins(t *testing.T) {
 		if code != 2 || out != "" || !strings.HasPrefix(errOut, "fkc: ") && !strings.HasPrefix(errOut, "usage: fkc") {
 			t.Errorf("fkc %s: exit %d, stdout %q, stderr %q; want a usage error on stderr, exit 2", strings.Join(args, " "), code, out, errOut)
 		}
+	}
+}
+
+// fkc's usage lists each subcommand by the usage line its -h prints, and
+// each line names exactly the flags the subcommand takes. The usage said
+// 'fkc fmt [-w] FILE...' (fmt also takes -l, and directories) and 'fkc
+// lint FILE...' (lint takes no operand too: the embedded contracts).
+// fkc run --help documents the aliases the run line accepts.
+func TestUsageMatchesCode(t *testing.T) {
+	_, top, _ := runMain("help")
+	for _, want := range []string{"  fkc fmt [-w] [-l] FILE|DIR...\n", "  fkc lint [FILE|DIR ...]\n", "gpu is another name for vulkan"} {
+		if !strings.Contains(top, want) {
+			t.Errorf("fkc help lacks %q:\n%s", want, top)
+		}
+	}
+	for _, c := range commands {
+		_, help, _ := runMain(c.name, "-h")
+		first, _, _ := strings.Cut(help, "\n")
+		if !strings.Contains(top, "  fkc "+strings.TrimPrefix(first, "usage: fkc ")+"\n") {
+			t.Errorf("fkc %s -h says %q, which fkc help does not list", c.name, first)
+		}
+		if c.name == "run" {
+			continue // its flags are the op table's (TestRunHelpAliases)
+		}
+		// the flags the line names, and those -h lists
+		named := map[string]bool{}
+		for _, w := range strings.FieldsFunc(first, func(r rune) bool { return strings.ContainsRune(" []", r) }) {
+			if strings.HasPrefix(w, "-") {
+				named[w] = true
+			}
+		}
+		listed := map[string]bool{}
+		for _, l := range strings.Split(help, "\n") {
+			if strings.HasPrefix(l, "  -") {
+				listed[strings.Fields(l)[0]] = true
+			}
+		}
+		for f := range named {
+			if !listed[f] {
+				t.Errorf("fkc %s: the usage line names %s, which it does not take", c.name, f)
+			}
+		}
+		for f := range listed {
+			if !named[f] {
+				t.Errorf("fkc %s: takes %s, which its usage line leaves out", c.name, f)
+			}
+		}
+	}
+	// what the lines promise works: lint with no operand, fmt -l on a directory
+	if code, _, errOut := runMain("lint"); code != 1 || !strings.Contains(errOut, "fkc lint: 6 documents") {
+		t.Errorf("fkc lint (no operands): exit %d, %q", code, errOut)
+	}
+	if code, out, _ := runMain("fmt", "-l", seedsDir); code != 0 || strings.Count(out, "\n") != 2 {
+		t.Errorf("fkc fmt -l DIR: exit %d, %q", code, out)
+	}
+}
+
+// --backend gpu (vulkan) and run's --input/--out work and are documented.
+func TestRunHelpAliases(t *testing.T) {
+	_, help, _ := runMain("run", "--help")
+	if !strings.Contains(help, "--backend gpu is vulkan; -i and -o may be written --input and --out.") {
+		t.Errorf("fkc run --help does not document the aliases:\n%s", help)
+	}
+	dir := t.TempDir()
+	x := writeNpy(t, dir, "x.npy", tensor.New(tensor.F32, []int{3}))
+	out := filepath.Join(dir, "o.npy")
+	if code, _, errOut := runMain("run", "sum", "--input", "x="+x, "--out", out); code != 0 {
+		t.Errorf("--input/--out: exit %d, %q", code, errOut)
+	}
+	// gpuEntries opens no device: the backend is taken as vulkan and fails there
+	if code, _, errOut := runMain("run", "sum", "--backend", "gpu", "-i", "x="+x, "-o", out); code != 1 || !strings.Contains(errOut, "backend gpu: no device in this test") {
+		t.Errorf("--backend gpu: exit %d, %q", code, errOut)
 	}
 }

@@ -31,26 +31,24 @@ type GPU struct {
 	Open func() (engine.Device, func(), error)
 }
 
-const usage = `usage: fkc COMMAND [ARGS]
-
-  fkc contracts [--json] [--judge report.json] [FILE|DIR ...]
-                                            providers, kernels, bindings, link status (--judge: measured costs)
-  fkc lint FILE...                          diagnostics file:line: msg; exit 1 on errors
-  fkc fmt [-w] FILE...                      canonical indentation
-  fkc devices                               GPU adapters found (Vulkan)
-  fkc run OP [--backend cpu|vulkan] [--kernel PROVIDER/NAME] [--dtype bf16] -i NAME=FILE.npy ... -o OUT.npy|- [flags]
-  fkc verify [--backend cpu|vulkan] [--seed N] [--cases N]
-  fkc bench  [--backend cpu|vulkan] [--json] [--op PREFIX] [--reps N]
-  fkc judge  [--backend cpu|vulkan] [--kernel PROVIDER/NAME]... [--dtype D] [--budget 60s] [--clock auto|wall] [--json] [-o report.json]
-
-Run 'fkc run --help' for the ops and their flags.
-`
+// usage is fkc's usage: every subcommand's usage line (the one its -h
+// prints, from commands) and what it does.
+func usage() string {
+	var b strings.Builder
+	b.WriteString("usage: fkc COMMAND [ARGS]\n\n")
+	for _, c := range commands {
+		fmt.Fprintf(&b, "  fkc %s\n        %s\n", c.usage, c.about)
+	}
+	b.WriteString("\nBackends: cpu and vulkan (gpu is another name for vulkan).\n")
+	b.WriteString("'fkc COMMAND -h' shows a command's flags; 'fkc run --help' the ops and their flags.\n")
+	return b.String()
+}
 
 // Main runs the command and returns its exit status: 0 ok, 1 error
 // (contract violation, failed verification, lint errors), 2 usage.
 func Main(args []string, stdout, stderr io.Writer, cfg Config) int {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stderr, usage())
 		return 2
 	}
 	cmd, rest := args[0], args[1:]
@@ -81,7 +79,7 @@ func Main(args []string, stdout, stderr io.Writer, cfg Config) int {
 	case "judge":
 		return judgeCmd(rest, stdout, stderr, cfg)
 	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
+		fmt.Fprint(stdout, usage())
 		return 0
 	}
 	names := make([]string, len(commands))
@@ -144,7 +142,7 @@ func open(backend string, cfg Config) (*engine.Engine, engine.Backend, func(), e
 }
 
 func runHelp(w io.Writer) {
-	fmt.Fprintln(w, "usage: fkc run OP [--backend cpu|vulkan] [--kernel PROVIDER/NAME] [--dtype bf16] -i NAME=FILE.npy ... -o OUT.npy|- [flags]")
+	fmt.Fprintln(w, "usage: fkc "+commandOf("run").usage)
 	fmt.Fprintln(w, "\nops:")
 	for _, o := range ops.Table {
 		ins := make([]string, len(o.Inputs))
@@ -168,4 +166,5 @@ func runHelp(w io.Writer) {
 	fmt.Fprintln(w, "\ndims are 0-based; --padding is in axis order, e.g. 0:0,0:0,2:2,2:2.")
 	fmt.Fprintln(w, "--dtype bf16 reads <u2 inputs as bf16 bit patterns and writes bf16 outputs as <u2.")
 	fmt.Fprintln(w, "--kernel PROVIDER/NAME runs that contract kernel instead of the one dispatch picks (fkc contracts lists them).")
+	fmt.Fprintln(w, "--backend gpu is vulkan; -i and -o may be written --input and --out.")
 }
