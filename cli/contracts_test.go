@@ -451,7 +451,7 @@ func TestFlagsGivenTwice(t *testing.T) {
 	if code, _, errOut := runMain("judge", "--kernel", "a/b", "--kernel", "c/d", "--budget", "-1s"); code != 2 || strings.Contains(errOut, "given twice") || !strings.Contains(errOut, `--budget "-1s"`) {
 		t.Errorf("judge with --kernel twice: exit %d, stderr %q", code, errOut)
 	}
-	if code, out, _ := runMain("verify", "-h"); code != 0 || !strings.Contains(out, "-seed int") || !strings.Contains(out, `(default "cpu")`) {
+	if code, out, _ := runMain("verify", "-h"); code != 0 || !strings.Contains(out, "-seed int") || !strings.Contains(out, "(default cpu)") {
 		t.Errorf("verify -h: exit %d, %q", code, out)
 	}
 }

@@ -166,7 +166,7 @@ func TestRunHelpAliases(t *testing.T) {
 		t.Errorf("--input/--out: exit %d, %q", code, errOut)
 	}
 	// gpuEntries opens no device: the backend is taken as vulkan and fails there
-	if code, _, errOut := runMain("run", "sum", "--backend", "gpu", "-i", "x="+x, "-o", out); code != 1 || !strings.Contains(errOut, "backend gpu: no device in this test") {
+	if code, _, errOut := runMain("run", "sum", "--backend", "gpu", "-i", "x="+x, "-o", out); code != 1 || !strings.Contains(errOut, "backend vulkan: no device in this test") {
 		t.Errorf("--backend gpu: exit %d, %q", code, errOut)
 	}
 }

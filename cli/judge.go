@@ -39,7 +39,7 @@ func (k *kernelList) Set(v string) error {
 // reports the kernels measured so far and exits 1.
 func judgeCmd(args []string, stdout, stderr io.Writer, cfg Config) int {
 	fs := newFlags("judge")
-	backend := fs.String("backend", "cpu", "cpu or vulkan")
+	backend := backendFlag(fs)
 	var ids kernelList
 	fs.Var(&ids, "kernel", "only this kernel, `PROVIDER/NAME` (repeatable)")
 	dtype := fs.String("dtype", "", "only the bindings whose first input has this dtype `D`")
@@ -66,10 +66,7 @@ func judgeCmd(args []string, stdout, stderr io.Writer, cfg Config) int {
 		}
 		opt.DType = dt
 	}
-	b, err := engine.ParseBackend(*backend)
-	if err != nil {
-		return fail(stderr, err)
-	}
+	b := engine.Backend(*backend)
 	eng, closeFn, dev, err := openJudged(b, cfg)
 	if err != nil {
 		return fail(stderr, err)
@@ -132,7 +129,7 @@ func judgeCmd(args []string, stdout, stderr io.Writer, cfg Config) int {
 // ceiling, buffer limit and name the Judge reads.
 func openJudged(b engine.Backend, cfg Config) (*engine.Engine, func(), engine.Device, error) {
 	if b != engine.Vulkan || cfg.GPU == nil {
-		eng, _, closeFn, err := open(string(b), cfg)
+		eng, closeFn, err := open(b, cfg)
 		return eng, closeFn, nil, err
 	}
 	eng, err := newEngine(cfg)

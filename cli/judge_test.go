@@ -32,7 +32,7 @@ func TestJudgeFlags(t *testing.T) {
 		{[]string{"--kernel", "fuel-vulkan-kernels/pad_reflect_b4"}, 2, "Vulkan kernel"},
 		{[]string{"--dtype", "F99"}, 2, "dtype"},
 		{[]string{"--clock", "cpu"}, 2, "--clock"},
-		{[]string{"--backend", "tpu"}, 2, "unknown backend"},
+		{[]string{"--backend", "tpu"}, 2, `--backend "tpu": want cpu or vulkan`},
 		{[]string{"--backend", "webgpu"}, 2, "browser"},
 		{[]string{"--json=maybe"}, 2, "json"},
 		{[]string{"extra"}, 2, "unexpected argument"},

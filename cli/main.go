@@ -4,6 +4,8 @@
 package cli
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -112,33 +114,60 @@ func newEngine(cfg Config) (*engine.Engine, error) {
 	return eng, nil
 }
 
-// open builds the engine for a backend, attaching the GPU when it asks for
-// one; the returned function releases the device.
-func open(backend string, cfg Config) (*engine.Engine, engine.Backend, func(), error) {
-	gpu := cfg.GPU
-	b, err := engine.ParseBackend(backend)
-	if err != nil {
-		return nil, "", nil, err
+// parseBackend reads a backend on the command line: cpu or vulkan (gpu is
+// another name for vulkan). engine.ParseBackend also reads webgpu, and
+// names it among the choices: it runs in the browser playground only.
+func parseBackend(s string) (engine.Backend, error) {
+	b, err := engine.ParseBackend(s)
+	switch {
+	case err != nil:
+		return "", errors.New("want cpu or vulkan")
+	case b == engine.WebGPU:
+		return "", errors.New("want cpu or vulkan (webgpu runs in the browser playground; natively the GPU backend is vulkan)")
 	}
+	return b, nil
+}
+
+// backendValue is the --backend flag of verify, bench and judge.
+type backendValue engine.Backend
+
+func (v *backendValue) String() string { return string(*v) }
+
+func (v *backendValue) Set(s string) error {
+	b, err := parseBackend(s)
+	if err != nil {
+		return err
+	}
+	*v = backendValue(b)
+	return nil
+}
+
+// backendFlag defines --backend (default cpu) on a subcommand's flags.
+func backendFlag(fs *flag.FlagSet) *backendValue {
+	b := backendValue(engine.CPU)
+	fs.Var(&b, "backend", "where it runs: `cpu|vulkan` (gpu is another name for vulkan)")
+	return &b
+}
+
+// open builds the engine for a backend (parseBackend's), attaching the GPU
+// when it asks for one; the returned function releases the device.
+func open(b engine.Backend, cfg Config) (*engine.Engine, func(), error) {
 	eng, err := newEngine(cfg)
 	if err != nil {
-		return nil, "", nil, err
+		return nil, nil, err
 	}
 	if b == engine.CPU {
-		return eng, b, func() {}, nil
+		return eng, func() {}, nil
 	}
-	if b == engine.WebGPU {
-		return nil, "", nil, kernels.Usagef("backend webgpu runs in the browser playground; natively the GPU backend is vulkan")
+	if cfg.GPU == nil {
+		return nil, nil, fmt.Errorf("backend %s: this build has no GPU backend", b)
 	}
-	if gpu == nil {
-		return nil, "", nil, fmt.Errorf("backend %s: this build has no GPU backend", backend)
-	}
-	dev, closeFn, err := gpu.Open()
+	dev, closeFn, err := cfg.GPU.Open()
 	if err != nil {
-		return nil, "", nil, fmt.Errorf("backend %s: %v", backend, err)
+		return nil, nil, fmt.Errorf("backend %s: %v", b, err)
 	}
 	eng.Attach(dev)
-	return eng, b, closeFn, nil
+	return eng, closeFn, nil
 }
 
 func runHelp(w io.Writer) {

@@ -112,7 +112,7 @@ func TestRunExitCodes(t *testing.T) {
 		{[]string{"run", "sum", "-i", "y=" + in, "-o", out}, 2, `fkc: sum has no input "y"; its inputs: x`},
 		{[]string{"run", "sum", "-o", out}, 2, "needs input x"},
 		{[]string{"run", "sum", "-i", "x=" + filepath.Join(dir, "missing.npy"), "-o", out}, 1, "no such file"},
-		{[]string{"run", "sum", "--backend", "tpu", "-i", "x=" + in, "-o", out}, 2, "unknown backend"},
+		{[]string{"run", "sum", "--backend", "tpu", "-i", "x=" + in, "-o", out}, 2, `run: --backend "tpu": want cpu or vulkan`},
 		{[]string{"frob"}, 2, "unknown command"},
 		{[]string{"run", "sum", "--kernel", "", "-i", "x=" + in, "-o", out}, 2, "--kernel wants PROVIDER/NAME"},
 		// a write that fails prints its one fkc: line, no kernel line before it
@@ -231,6 +231,25 @@ func TestValueHelpMatchesFill(t *testing.T) {
 	for _, c := range []struct{ value, in string }{{"2.5", i32}, {"2147483648", i32}, {"1e39", f32}} {
 		if code, errOut := pad(c.value, c.in); code == 0 || !strings.HasPrefix(errOut, "fkc: ") {
 			t.Errorf("--value %s into %s: exit %d, stderr %q; want an error", c.value, filepath.Base(c.in), code, errOut)
+		}
+	}
+}
+
+// On the command line an unknown backend is answered with the two the
+// CLI runs, cpu or vulkan, in every subcommand's flag form; it offered
+// "cpu, vulkan or webgpu" (engine.ParseBackend's list), and webgpu was
+// then refused as a browser-only backend.
+func TestBackendChoices(t *testing.T) {
+	dir := t.TempDir()
+	in := writeNpy(t, dir, "x.npy", tensor.New(tensor.F32, []int{3}))
+	for _, cmd := range [][]string{{"run", "sum", "-i", "x=" + in, "-o", filepath.Join(dir, "o.npy")}, {"verify"}, {"bench"}, {"judge"}} {
+		code, out, errOut := runMain(append(cmd, "--backend", "cuda")...)
+		if want := "fkc: " + cmd[0] + `: --backend "cuda": want cpu or vulkan` + "\n"; code != 2 || out != "" || errOut != want {
+			t.Errorf("fkc %s --backend cuda: exit %d, stderr %q; want exit 2, %q", cmd[0], code, errOut, want)
+		}
+		code, _, errOut = runMain(append(cmd, "--backend", "webgpu")...)
+		if code != 2 || !strings.HasPrefix(errOut, "fkc: "+cmd[0]+`: --backend "webgpu": want cpu or vulkan (webgpu runs in the browser playground`) {
+			t.Errorf("fkc %s --backend webgpu: exit %d, stderr %q", cmd[0], code, errOut)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/fkc-playground/fkc/bench"
+	"github.com/fkc-playground/fkc/engine"
 	"github.com/fkc-playground/fkc/kernels"
 	"github.com/fkc-playground/fkc/verify"
 )
@@ -19,7 +20,7 @@ const benchSteadyClocks = 300 * time.Millisecond
 
 func verifyCmd(args []string, stdout, stderr io.Writer, cfg Config) int {
 	fs := newFlags("verify")
-	backend := fs.String("backend", "cpu", "cpu or vulkan")
+	backend := backendFlag(fs)
 	seed := fs.Int64("seed", 1, "random seed")
 	cases := countValue(20)
 	fs.Var(&cases, "cases", "random cases per kernel × dtype × variant, `N` from 1 to 1000")
@@ -28,7 +29,8 @@ func verifyCmd(args []string, stdout, stderr io.Writer, cfg Config) int {
 	} else if err != nil {
 		return fail(stderr, err)
 	}
-	eng, b, closeFn, err := open(*backend, cfg)
+	b := engine.Backend(*backend)
+	eng, closeFn, err := open(b, cfg)
 	if err != nil {
 		return fail(stderr, err)
 	}
@@ -43,7 +45,7 @@ func verifyCmd(args []string, stdout, stderr io.Writer, cfg Config) int {
 
 func benchCmd(args []string, stdout, stderr io.Writer, cfg Config) int {
 	fs := newFlags("bench")
-	backend := fs.String("backend", "cpu", "cpu or vulkan")
+	backend := backendFlag(fs)
 	asJSON := fs.Bool("json", false, "JSON output")
 	reps := countValue(5)
 	fs.Var(&reps, "reps", "timed repetitions per case (the median is reported), `N` from 1 to 1000")
@@ -60,7 +62,8 @@ func benchCmd(args []string, stdout, stderr io.Writer, cfg Config) int {
 	if !matched {
 		return fail(stderr, kernels.Usagef("bench: --op %q matches no case; the cases: %s", *op, strings.Join(bench.Names(), "; ")))
 	}
-	eng, b, closeFn, err := open(*backend, cfg)
+	b := engine.Backend(*backend)
+	eng, closeFn, err := open(b, cfg)
 	if err != nil {
 		return fail(stderr, err)
 	}
