@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/fkc-playground/fkc/contract"
 	"github.com/fkc-playground/fkc/contracts"
+	"github.com/fkc-playground/fkc/kernels"
 	"github.com/fkc-playground/fkc/registry"
 	"github.com/fkc-playground/fkc/tensor"
 )
@@ -29,30 +31,21 @@ func (f LinkFunc) of(entryPoint string) (string, bool) {
 	return f(entryPoint)
 }
 
-// cmdArgs splits args into the known boolean flags and the operands. Flags
-// may come anywhere; "--" ends flags. An unknown flag is a usage error.
-func cmdArgs(cmd string, args []string, known ...string) (flags map[string]bool, rest []string, err error) {
-	flags = map[string]bool{}
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			return flags, append(rest, args[i+1:]...), nil
-		}
-		if strings.HasPrefix(a, "-") && a != "-" {
-			name := strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-") // -w or --w, not ---w
-			ok := false
-			for _, k := range known {
-				ok = ok || k == name
-			}
-			if !ok {
-				return nil, nil, fmt.Errorf("%s: unknown flag %s", cmd, a)
-			}
-			flags[name] = true
-			continue
-		}
-		rest = append(rest, a)
+// fileError words a failed file operation "lint: nope.md: no such file or
+// directory": the command, then pathError's text.
+func fileError(cmd string, err error) error {
+	return fmt.Errorf("%s: %v", cmd, pathError(err))
+}
+
+// pathError is an *fs.PathError as "nope.md: no such file or directory",
+// the path and the cause: its own text leads with the system call ("stat
+// nope.md: …"). Any other error is returned as it is.
+func pathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %v", pe.Path, pe.Err)
 	}
-	return flags, rest, nil
+	return err
 }
 
 // expand turns FILE|DIR operands into document paths: a directory
@@ -136,7 +129,7 @@ func documentFiles(cmd string, paths []string, stderr io.Writer) ([]string, erro
 	for _, p := range paths {
 		found, err := expand([]string{p})
 		if err != nil {
-			return nil, err
+			return nil, fileError(cmd, err)
 		}
 		// a directory's files are documents already (expand sniffs them);
 		// a file named on its own is sniffed here
@@ -189,18 +182,11 @@ func sortDiags(ds []contract.Diagnostic) {
 // the embedded ones. Exit status: 0, or 1 when a document has errors (they
 // are printed to stderr; `fkc lint` explains them), 2 on usage errors.
 func Contracts(args []string, stdout, stderr io.Writer, links LinkFunc) int {
-	report, args, err := judgeArg(args)
-	if err != nil {
-		return fail(stderr, err)
-	}
-	flags, paths, err := cmdArgs("contracts", args, "json", "h", "help")
-	if err != nil {
-		fmt.Fprintf(stderr, "fkc %v\nusage: fkc contracts [--json] [--judge report.json] [FILE|DIR ...]\n", err)
-		return 2
-	}
-	if flags["h"] || flags["help"] {
-		fmt.Fprintln(stdout, "usage: fkc contracts [--json] [--judge report.json] [FILE|DIR ...]  (no operands: the embedded contracts;\n  --judge: beside each kernel's cost formulas, what a fkc judge report measured)")
+	asJSON, report, paths, err := contractsFlags(args, stdout)
+	if err == errHelp {
 		return 0
+	} else if err != nil {
+		return fail(stderr, err)
 	}
 	m, err := loadMeasured(report)
 	if err != nil {
@@ -208,8 +194,7 @@ func Contracts(args []string, stdout, stderr io.Writer, links LinkFunc) int {
 	}
 	docs, diags, err := loadPaths("contracts", paths, stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "fkc: %v\n", err)
-		return 1
+		return fail(stderr, err)
 	}
 	reg := registry.Build(docs)
 	status := 0
@@ -219,7 +204,7 @@ func Contracts(args []string, stdout, stderr io.Writer, links LinkFunc) int {
 			status = 1
 		}
 	}
-	if flags["json"] {
+	if asJSON {
 		out := contractsJSON(docs, reg, links, append(append([]contract.Diagnostic{}, diags...), reg.Diags...), m)
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -232,6 +217,17 @@ func Contracts(args []string, stdout, stderr io.Writer, links LinkFunc) int {
 	}
 	contractsText(stdout, docs, reg, links, m)
 	return status
+}
+
+// contractsFlags parses contracts' arguments: --json, --judge's report,
+// the FILE|DIR operands.
+func contractsFlags(args []string, help io.Writer) (asJSON bool, report string, paths []string, err error) {
+	fs := newFlags("contracts")
+	fs.BoolVar(&asJSON, "json", false, "JSON output")
+	var r reportFile
+	fs.Var(&r, "judge", "beside each kernel's cost formulas, what a fkc judge `report.json` measured")
+	paths, err = flags(fs, args, help)
+	return asJSON, string(r), paths, err
 }
 
 func dtypeList(b *registry.Binding) string {
@@ -390,19 +386,15 @@ func contractsJSON(docs []*contract.Document, reg *registry.Registry, links Link
 // Exit status: 1 if any finding is an error; 0 if there are only warnings
 // and info findings; 2 on usage errors.
 func Lint(args []string, stdout, stderr io.Writer) int {
-	flags, paths, err := cmdArgs("lint", args, "h", "help")
-	if err != nil {
-		fmt.Fprintf(stderr, "fkc %v\nusage: fkc lint [FILE|DIR ...]\n", err)
-		return 2
-	}
-	if flags["h"] || flags["help"] {
-		fmt.Fprintln(stdout, "usage: fkc lint [FILE|DIR ...]  (exit 1 on errors, including DuplicateKernelRef; 0 on warnings/info only)")
+	paths, err := flags(newFlags("lint"), args, stdout)
+	if err == errHelp {
 		return 0
+	} else if err != nil {
+		return fail(stderr, err)
 	}
 	docs, diags, err := loadPaths("lint", paths, stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "fkc: %v\n", err)
-		return 1
+		return fail(stderr, err)
 	}
 	all := append(diags, registry.Build(docs).Diags...)
 	all = append(all, contracts.UnknownOpKinds(docs)...)
@@ -427,59 +419,55 @@ func Lint(args []string, stdout, stderr io.Writer) int {
 // lists the files whose formatting differs. Exit status 1 on a read/write
 // or format error, 2 on usage errors.
 func Fmt(args []string, stdout, stderr io.Writer) int {
-	flags, paths, err := cmdArgs("fmt", args, "w", "l", "h", "help")
-	if err != nil || len(paths) == 0 {
-		if err != nil {
-			fmt.Fprintf(stderr, "fkc %v\n", err)
-		}
-		fmt.Fprintln(stderr, "usage: fkc fmt [-w] [-l] FILE|DIR...")
-		if flags["h"] || flags["help"] {
-			return 0
-		}
-		return 2
+	fs := newFlags("fmt")
+	write := fs.Bool("w", false, "rewrite the files whose formatting differs, in place (atomically)")
+	list := fs.Bool("l", false, "list the files whose formatting differs")
+	paths, err := flags(fs, args, stdout)
+	if err == errHelp {
+		return 0
+	} else if err != nil {
+		return fail(stderr, err)
+	}
+	if len(paths) == 0 {
+		return fail(stderr, kernels.Usagef("fmt: needs a FILE or DIR (usage: fkc %s)", commandOf("fmt").usage))
 	}
 	files, err := documentFiles("fmt", paths, stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "fkc: %v\n", err)
-		return 1
+		return fail(stderr, err)
 	}
 	status := 0
 	for _, f := range files {
 		src, err := contract.ReadFile(f)
 		if err != nil {
-			fmt.Fprintf(stderr, "fkc: %v\n", err)
-			status = 1
+			status = fail(stderr, fileError("fmt", err))
 			continue
 		}
 		out, err := contract.Format(src)
 		if err != nil {
-			fmt.Fprintf(stderr, "fkc fmt: %s: %v\n", f, err)
-			status = 1
+			status = fail(stderr, fmt.Errorf("fmt: %s: %v", f, err))
 			continue
 		}
 		changed := string(out) != string(src)
 		if changed {
 			if err := sameContracts(f, src, out); err != nil {
-				fmt.Fprintf(stderr, "fkc fmt: %s: not formatted: %v\n", f, err)
-				status = 1
+				status = fail(stderr, fmt.Errorf("fmt: %s: not formatted: %v", f, err))
 				continue
 			}
 		}
-		if flags["l"] && changed {
+		if *list && changed {
 			fmt.Fprintln(stdout, f)
 		}
 		switch {
-		case flags["w"]:
+		case *write:
 			if changed { // atomically: a failed write leaves the document as it was
 				err := atomicWrite(func() error {
 					return tensor.WriteFileAtomic(f, func(w io.Writer) error { _, err := w.Write(out); return err })
 				})
 				if err != nil {
-					fmt.Fprintf(stderr, "fkc: %v\n", err)
-					status = 1
+					status = fail(stderr, fileError("fmt", err))
 				}
 			}
-		case !flags["l"]:
+		case !*list:
 			stdout.Write(out)
 		}
 	}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/fkc-playground/fkc/contract"
 	"github.com/fkc-playground/fkc/judge"
-	"github.com/fkc-playground/fkc/kernels"
 )
 
 // `fkc contracts --judge report.json`: beside each kernel's cost formulas,
@@ -22,41 +21,17 @@ type measured struct {
 	by   map[string][]judge.Kernel
 }
 
-// judgeArg takes `--judge FILE` or `--judge=FILE` out of args.
-func judgeArg(args []string) (path string, rest []string, err error) {
-	given := func(p string) error {
-		if path != "" {
-			return kernels.Usagef("contracts: --judge given twice (%s, %s): one report at a time", path, p)
-		}
-		path = p
-		return nil
+// reportFile is contracts' --judge value: a report file, not empty.
+type reportFile string
+
+func (r *reportFile) String() string { return string(*r) }
+
+func (r *reportFile) Set(s string) error {
+	if s == "" {
+		return fmt.Errorf("want a report file (fkc judge -o report.json makes one)")
 	}
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--":
-			return path, append(rest, args[i:]...), nil
-		case a == "--judge" || a == "-judge":
-			if i+1 >= len(args) || args[i+1] == "" {
-				return "", nil, kernels.Usagef("contracts: --judge needs a report file (fkc judge -o report.json makes one)")
-			}
-			if err := given(args[i+1]); err != nil {
-				return "", nil, err
-			}
-			i++
-		case strings.HasPrefix(a, "--judge=") || strings.HasPrefix(a, "-judge="):
-			p := a[strings.Index(a, "=")+1:]
-			if p == "" {
-				return "", nil, kernels.Usagef("contracts: --judge needs a report file (fkc judge -o report.json makes one)")
-			}
-			if err := given(p); err != nil {
-				return "", nil, err
-			}
-		default:
-			rest = append(rest, a)
-		}
-	}
-	return path, rest, nil
+	*r = reportFile(s)
+	return nil
 }
 
 func loadMeasured(path string) (*measured, error) {
@@ -65,7 +40,7 @@ func loadMeasured(path string) (*measured, error) {
 	}
 	r, err := judge.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("--judge: %v", err)
+		return nil, fmt.Errorf("contracts: --judge %v", pathError(err))
 	}
 	m := &measured{path: path, rep: r, by: map[string][]judge.Kernel{}}
 	for _, k := range r.Kernels {

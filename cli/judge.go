@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -17,8 +16,6 @@ import (
 	"github.com/fkc-playground/fkc/tensor"
 )
 
-const judgeUsage = "usage: fkc judge [--backend cpu|vulkan] [--kernel PROVIDER/NAME]... [--dtype D] [--budget 60s] [--clock auto|wall] [--json] [-o report.json]"
-
 // kernelList is the repeatable --kernel flag.
 type kernelList []string
 
@@ -29,7 +26,7 @@ func (k *kernelList) repeatable() {}
 
 func (k *kernelList) Set(v string) error {
 	if p, n, ok := strings.Cut(v, "/"); !ok || p == "" || n == "" || strings.Contains(n, "/") {
-		return fmt.Errorf("%q is not PROVIDER/NAME", v)
+		return fmt.Errorf("want PROVIDER/NAME")
 	}
 	*k = append(*k, v)
 	return nil
@@ -41,27 +38,22 @@ func (k *kernelList) Set(v string) error {
 // On a terminal a progress bar runs on stderr. Interrupted (Ctrl-C), it
 // reports the kernels measured so far and exits 1.
 func judgeCmd(args []string, stdout, stderr io.Writer, cfg Config) int {
-	fs := flag.NewFlagSet("judge", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	backend := fs.String("backend", "cpu", "cpu or vulkan")
+	fs := newFlags("judge")
+	backend := backendFlag(fs)
 	var ids kernelList
-	fs.Var(&ids, "kernel", "only this kernel, PROVIDER/NAME (repeatable)")
-	dtype := fs.String("dtype", "", "only bindings whose first input has this dtype")
+	fs.Var(&ids, "kernel", "only this kernel, `PROVIDER/NAME` (repeatable)")
+	dtype := fs.String("dtype", "", "only the bindings whose first input has this dtype `D`")
 	budget := fs.Duration("budget", judge.DefaultBudget, "time for the whole sweep")
 	clock := fs.String("clock", "auto", "CPU kernels: auto (the kernel thread's CPU time, where the OS has it) or wall")
 	asJSON := fs.Bool("json", false, "the JSON report on stdout")
-	out := fs.String("o", "", "write the JSON report to this file (atomically; - is stdout)")
-	help := fs.Bool("help", false, "")
-	fs.BoolVar(help, "h", false, "")
-	if err := flags(fs, args, stdout); err != nil {
-		return fail(stderr, kernels.Usagef("%v\n%s", err, judgeUsage))
-	}
-	if *help {
-		fmt.Fprintln(stdout, judgeUsage)
+	out := fs.String("o", "", "write the JSON report to this `file` too (atomically; - is stdout)")
+	if err := flagsOnly(fs, args, stdout); err == errHelp {
 		return 0
+	} else if err != nil {
+		return fail(stderr, err)
 	}
 	if *budget <= 0 {
-		return fail(stderr, kernels.Usagef("judge: --budget %v: want a positive duration such as 60s or 2m", *budget))
+		return fail(stderr, kernels.Usagef("judge: --budget %q: want a positive duration such as 60s or 2m", budget.String()))
 	}
 	if *clock != "auto" && *clock != "wall" {
 		return fail(stderr, kernels.Usagef("judge: --clock %q: want auto or wall", *clock))
@@ -70,14 +62,11 @@ func judgeCmd(args []string, stdout, stderr io.Writer, cfg Config) int {
 	if *dtype != "" {
 		dt, err := tensor.ParseDType(*dtype)
 		if err != nil {
-			return fail(stderr, kernels.Usagef("judge: --dtype: %v", err))
+			return fail(stderr, kernels.Usagef("judge: --dtype %q: want one of %s", *dtype, tensor.KnownDTypes()))
 		}
 		opt.DType = dt
 	}
-	b, err := engine.ParseBackend(*backend)
-	if err != nil {
-		return fail(stderr, err)
-	}
+	b := engine.Backend(*backend)
 	eng, closeFn, dev, err := openJudged(b, cfg)
 	if err != nil {
 		return fail(stderr, err)
@@ -140,7 +129,7 @@ func judgeCmd(args []string, stdout, stderr io.Writer, cfg Config) int {
 // ceiling, buffer limit and name the Judge reads.
 func openJudged(b engine.Backend, cfg Config) (*engine.Engine, func(), engine.Device, error) {
 	if b != engine.Vulkan || cfg.GPU == nil {
-		eng, _, closeFn, err := open(string(b), cfg)
+		eng, closeFn, err := open(b, cfg)
 		return eng, closeFn, nil, err
 	}
 	eng, err := newEngine(cfg)

@@ -20,7 +20,7 @@ func TestJudgeFlags(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{[]string{"--budget", "0s"}, 2, "--budget 0s"},
+		{[]string{"--budget", "0s"}, 2, `--budget "0s": want a positive duration`},
 		{[]string{"--budget", "-1s"}, 2, "--budget"},
 		{[]string{"--budget", "60"}, 2, "budget"},
 		{[]string{"--budget", "1mx"}, 2, "budget"},
@@ -32,7 +32,7 @@ func TestJudgeFlags(t *testing.T) {
 		{[]string{"--kernel", "fuel-vulkan-kernels/pad_reflect_b4"}, 2, "Vulkan kernel"},
 		{[]string{"--dtype", "F99"}, 2, "dtype"},
 		{[]string{"--clock", "cpu"}, 2, "--clock"},
-		{[]string{"--backend", "tpu"}, 2, "unknown backend"},
+		{[]string{"--backend", "tpu"}, 2, `--backend "tpu": want cpu or vulkan`},
 		{[]string{"--backend", "webgpu"}, 2, "browser"},
 		{[]string{"--json=maybe"}, 2, "json"},
 		{[]string{"extra"}, 2, "unexpected argument"},
@@ -194,7 +194,8 @@ func TestContractsJudge(t *testing.T) {
 		t.Error("the seed changed")
 	}
 	// A missing or foreign report is an error; --judge without a file a usage error.
-	if code, _, stderr := call(contractsCmd, "--judge", filepath.Join(t.TempDir(), "none.json")); code != 1 || !strings.HasPrefix(stderr, "fkc: --judge") {
+	none := filepath.Join(t.TempDir(), "none.json")
+	if code, _, stderr := call(contractsCmd, "--judge", none); code != 1 || stderr != "fkc: contracts: --judge "+none+": no such file or directory\n" {
 		t.Errorf("missing report: exit %d, %q", code, stderr)
 	}
 	if code, _, stderr := call(contractsCmd, "--judge", seed); code != 1 || !strings.Contains(stderr, "not a judge report") {

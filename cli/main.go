@@ -4,6 +4,8 @@
 package cli
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -31,26 +33,24 @@ type GPU struct {
 	Open func() (engine.Device, func(), error)
 }
 
-const usage = `usage: fkc COMMAND [ARGS]
-
-  fkc contracts [--json] [--judge report.json] [FILE|DIR ...]
-                                            providers, kernels, bindings, link status (--judge: measured costs)
-  fkc lint FILE...                          diagnostics file:line: msg; exit 1 on errors
-  fkc fmt [-w] FILE...                      canonical indentation
-  fkc devices                               GPU adapters found (Vulkan)
-  fkc run OP [--backend cpu|vulkan] [--kernel PROVIDER/NAME] [--dtype bf16] -i NAME=FILE.npy ... -o OUT.npy|- [flags]
-  fkc verify [--backend cpu|vulkan] [--seed N] [--cases N]
-  fkc bench  [--backend cpu|vulkan] [--json] [--op PREFIX] [--reps N]
-  fkc judge  [--backend cpu|vulkan] [--kernel PROVIDER/NAME]... [--dtype D] [--budget 60s] [--clock auto|wall] [--json] [-o report.json]
-
-Run 'fkc run --help' for the ops and their flags.
-`
+// usage is fkc's usage: every subcommand's usage line (the one its -h
+// prints, from commands) and what it does.
+func usage() string {
+	var b strings.Builder
+	b.WriteString("usage: fkc COMMAND [ARGS]\n\n")
+	for _, c := range commands {
+		fmt.Fprintf(&b, "  fkc %s\n        %s\n", c.usage, c.about)
+	}
+	b.WriteString("\nBackends: cpu and vulkan (gpu is another name for vulkan).\n")
+	b.WriteString("'fkc COMMAND -h' shows a command's flags; 'fkc run --help' the ops and their flags.\n")
+	return b.String()
+}
 
 // Main runs the command and returns its exit status: 0 ok, 1 error
 // (contract violation, failed verification, lint errors), 2 usage.
 func Main(args []string, stdout, stderr io.Writer, cfg Config) int {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stderr, usage())
 		return 2
 	}
 	cmd, rest := args[0], args[1:]
@@ -66,9 +66,10 @@ func Main(args []string, stdout, stderr io.Writer, cfg Config) int {
 	case "fmt":
 		return Fmt(rest, stdout, stderr)
 	case "devices":
-		if len(rest) > 0 {
-			fmt.Fprintf(stderr, "fkc: devices takes no arguments (got %q)\n", rest)
-			return 2
+		if err := flagsOnly(newFlags("devices"), rest, stdout); err == errHelp {
+			return 0
+		} else if err != nil {
+			return fail(stderr, err)
 		}
 		return devices(stdout, stderr, cfg.GPU)
 	case "run":
@@ -80,11 +81,14 @@ func Main(args []string, stdout, stderr io.Writer, cfg Config) int {
 	case "judge":
 		return judgeCmd(rest, stdout, stderr, cfg)
 	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
+		fmt.Fprint(stdout, usage())
 		return 0
 	}
-	fmt.Fprintf(stderr, "fkc: unknown command %q\n%s", cmd, usage)
-	return 2
+	names := make([]string, len(commands))
+	for i, c := range commands {
+		names[i] = c.name
+	}
+	return fail(stderr, kernels.Usagef("unknown command %q (the commands: %s; fkc help describes them)", cmd, strings.Join(names, " ")))
 }
 
 func devices(stdout, stderr io.Writer, gpu *GPU) int {
@@ -110,37 +114,64 @@ func newEngine(cfg Config) (*engine.Engine, error) {
 	return eng, nil
 }
 
-// open builds the engine for a backend, attaching the GPU when it asks for
-// one; the returned function releases the device.
-func open(backend string, cfg Config) (*engine.Engine, engine.Backend, func(), error) {
-	gpu := cfg.GPU
-	b, err := engine.ParseBackend(backend)
-	if err != nil {
-		return nil, "", nil, err
+// parseBackend reads a backend on the command line: cpu or vulkan (gpu is
+// another name for vulkan). engine.ParseBackend also reads webgpu, and
+// names it among the choices: it runs in the browser playground only.
+func parseBackend(s string) (engine.Backend, error) {
+	b, err := engine.ParseBackend(s)
+	switch {
+	case err != nil:
+		return "", errors.New("want cpu or vulkan")
+	case b == engine.WebGPU:
+		return "", errors.New("want cpu or vulkan (webgpu runs in the browser playground; natively the GPU backend is vulkan)")
 	}
+	return b, nil
+}
+
+// backendValue is the --backend flag of verify, bench and judge.
+type backendValue engine.Backend
+
+func (v *backendValue) String() string { return string(*v) }
+
+func (v *backendValue) Set(s string) error {
+	b, err := parseBackend(s)
+	if err != nil {
+		return err
+	}
+	*v = backendValue(b)
+	return nil
+}
+
+// backendFlag defines --backend (default cpu) on a subcommand's flags.
+func backendFlag(fs *flag.FlagSet) *backendValue {
+	b := backendValue(engine.CPU)
+	fs.Var(&b, "backend", "where it runs: `cpu|vulkan` (gpu is another name for vulkan)")
+	return &b
+}
+
+// open builds the engine for a backend (parseBackend's), attaching the GPU
+// when it asks for one; the returned function releases the device.
+func open(b engine.Backend, cfg Config) (*engine.Engine, func(), error) {
 	eng, err := newEngine(cfg)
 	if err != nil {
-		return nil, "", nil, err
+		return nil, nil, err
 	}
 	if b == engine.CPU {
-		return eng, b, func() {}, nil
+		return eng, func() {}, nil
 	}
-	if b == engine.WebGPU {
-		return nil, "", nil, kernels.Usagef("backend webgpu runs in the browser playground; natively the GPU backend is vulkan")
+	if cfg.GPU == nil {
+		return nil, nil, fmt.Errorf("backend %s: this build has no GPU backend", b)
 	}
-	if gpu == nil {
-		return nil, "", nil, fmt.Errorf("backend %s: this build has no GPU backend", backend)
-	}
-	dev, closeFn, err := gpu.Open()
+	dev, closeFn, err := cfg.GPU.Open()
 	if err != nil {
-		return nil, "", nil, fmt.Errorf("backend %s: %v", backend, err)
+		return nil, nil, fmt.Errorf("backend %s: %v", b, err)
 	}
 	eng.Attach(dev)
-	return eng, b, closeFn, nil
+	return eng, closeFn, nil
 }
 
 func runHelp(w io.Writer) {
-	fmt.Fprintln(w, "usage: fkc run OP [--backend cpu|vulkan] [--kernel PROVIDER/NAME] [--dtype bf16] -i NAME=FILE.npy ... -o OUT.npy|- [flags]")
+	fmt.Fprintln(w, "usage: fkc "+commandOf("run").usage)
 	fmt.Fprintln(w, "\nops:")
 	for _, o := range ops.Table {
 		ins := make([]string, len(o.Inputs))
@@ -164,4 +195,5 @@ func runHelp(w io.Writer) {
 	fmt.Fprintln(w, "\ndims are 0-based; --padding is in axis order, e.g. 0:0,0:0,2:2,2:2.")
 	fmt.Fprintln(w, "--dtype bf16 reads <u2 inputs as bf16 bit patterns and writes bf16 outputs as <u2.")
 	fmt.Fprintln(w, "--kernel PROVIDER/NAME runs that contract kernel instead of the one dispatch picks (fkc contracts lists them).")
+	fmt.Fprintln(w, "--backend gpu is vulkan; -i and -o may be written --input and --out.")
 }

@@ -15,17 +15,18 @@ import (
 
 // runArgs is a parsed `fkc run` line.
 type runArgs struct {
-	op, backend, kernel, out string
-	inputs                   map[string]string // operand name → .npy path
-	order                    []string          // operand names as given
-	opArgs                   []string          // the op's flags (and --dtype), for ops.Parse
+	op, kernel, out string
+	backend         engine.Backend
+	inputs          map[string]string // operand name → .npy path
+	order           []string          // operand names as given
+	opArgs          []string          // the op's flags (and --dtype), for ops.Parse
 }
 
 // parseRun splits `fkc run OP …` into the run-level flags (--backend,
 // --kernel, -i, -o; each at most once, -i once per operand) and the op's
 // own flags, which ops.Parse reads strictly.
 func parseRun(args []string) (*runArgs, error) {
-	r := &runArgs{op: args[0], backend: "cpu", inputs: map[string]string{}}
+	r := &runArgs{op: args[0], backend: engine.CPU, inputs: map[string]string{}}
 	seen := map[string]bool{}
 	rest := args[1:]
 	for i := 0; i < len(rest); i++ {
@@ -75,7 +76,11 @@ func parseRun(args []string) (*runArgs, error) {
 		seen[key] = true
 		switch key {
 		case "backend":
-			r.backend = val
+			b, err := parseBackend(val)
+			if err != nil {
+				return nil, kernels.Usagef("run: --backend %q: %v", val, err)
+			}
+			r.backend = b
 		case "kernel":
 			if val == "" {
 				return nil, kernels.Usagef("--kernel wants PROVIDER/NAME (fkc contracts lists them), got an empty value")
@@ -93,11 +98,11 @@ func parseRun(args []string) (*runArgs, error) {
 
 // run implements `fkc run OP …`.
 func run(args []string, stdout, stderr io.Writer, cfg Config) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
+	if len(args) == 0 {
+		return fail(stderr, kernels.Usagef("run: needs an OP (fkc run --help lists the ops and their flags)"))
+	}
+	if args[0] == "-h" || args[0] == "--help" {
 		runHelp(stdout)
-		if len(args) == 0 {
-			return 2
-		}
 		return 0
 	}
 	r, err := parseRun(args)
@@ -129,7 +134,8 @@ func run(args []string, stdout, stderr io.Writer, cfg Config) int {
 	if asBF16 && !anyBF16 {
 		return fail(stderr, kernels.Usagef("--dtype bf16 reads <u2 .npy files as bf16, but no input of this run is a <u2 file (their dtypes come from their headers); drop --dtype"))
 	}
-	eng, backend, closeFn, err := open(r.backend, cfg)
+	backend := r.backend
+	eng, closeFn, err := open(backend, cfg)
 	if err != nil {
 		return fail(stderr, err)
 	}
@@ -165,7 +171,7 @@ func run(args []string, stdout, stderr io.Writer, cfg Config) int {
 func readInput(name, path string, asBF16 bool) (*tensor.Tensor, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("input %s: %v", name, err)
+		return nil, fileError("input "+name, err)
 	}
 	defer f.Close()
 	if st, err := f.Stat(); err == nil && st.IsDir() {

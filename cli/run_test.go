@@ -109,9 +109,10 @@ func TestRunExitCodes(t *testing.T) {
 		{[]string{"run", "pad", "--mode", "constant", "--padding", "1:1", "-i", "x=" + xi, "-o", out}, 1, "pad_const_b4"},
 		{[]string{"run", "pad", "--mode", "reflect", "--padding", "1:1", "-i", "x=" + in}, 2, "needs -o"},
 		{[]string{"run", "pad", "--padding", "1:1", "-i", "x=" + in, "-o", out}, 2, "needs --mode"},
-		{[]string{"run", "sum", "-i", "y=" + in, "-o", out}, 2, "needs input x"},
+		{[]string{"run", "sum", "-i", "y=" + in, "-o", out}, 2, `fkc: sum has no input "y"; its inputs: x`},
+		{[]string{"run", "sum", "-o", out}, 2, "needs input x"},
 		{[]string{"run", "sum", "-i", "x=" + filepath.Join(dir, "missing.npy"), "-o", out}, 1, "no such file"},
-		{[]string{"run", "sum", "--backend", "tpu", "-i", "x=" + in, "-o", out}, 2, "unknown backend"},
+		{[]string{"run", "sum", "--backend", "tpu", "-i", "x=" + in, "-o", out}, 2, `run: --backend "tpu": want cpu or vulkan`},
 		{[]string{"frob"}, 2, "unknown command"},
 		{[]string{"run", "sum", "--kernel", "", "-i", "x=" + in, "-o", out}, 2, "--kernel wants PROVIDER/NAME"},
 		// a write that fails prints its one fkc: line, no kernel line before it
@@ -166,7 +167,7 @@ func TestInputDirectory(t *testing.T) {
 }
 
 func TestDevicesTakesNoArguments(t *testing.T) {
-	if code, _, errOut := runMain("devices", "extra"); code != 2 || !strings.Contains(errOut, "devices takes no arguments") {
+	if code, _, errOut := runMain("devices", "extra"); code != 2 || errOut != "fkc: devices: unexpected argument \"extra\" (it takes no arguments)\n" {
 		t.Errorf("fkc devices extra: exit %d, stderr %q; want a usage error", code, errOut)
 	}
 }
@@ -177,7 +178,7 @@ func TestCountFlagsBounded(t *testing.T) {
 	for _, args := range [][]string{{"bench", "--reps", "0"}, {"bench", "--reps", "1001"}, {"bench", "--reps", "1000000000"},
 		{"verify", "--cases", "0"}, {"verify", "--cases", "1001"}, {"verify", "--cases", "-5"}} {
 		code, out, errOut := runMain(args...)
-		if code != 2 || out != "" || !strings.Contains(errOut, "--"+strings.TrimPrefix(args[1], "--")+" "+args[2]+": want a whole number from 1 to 1000") {
+		if code != 2 || out != "" || errOut != "fkc: "+args[0]+": "+args[1]+" \""+args[2]+"\": want a whole number from 1 to 1000\n" {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want a usage error naming 1 to 1000", args, code, out, errOut)
 		}
 	}
@@ -201,4 +202,63 @@ func mustNpy(x *tensor.Tensor) []byte {
 		panic(err)
 	}
 	return b
+}
+
+// fkc run --help describes --value as tensor.Scalar.Encode behaves: exact
+// for integer dtypes (a fraction or out of range is an error), rounded to
+// nearest for float dtypes (16777217 fills an F32 with 16777216), and an
+// error past the dtype's largest finite value. The help said "exact in the
+// tensor's dtype", which float dtypes are not.
+func TestValueHelpMatchesFill(t *testing.T) {
+	_, help, _ := runMain("run", "--help")
+	var line string
+	for _, l := range strings.Split(help, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "--value") {
+			line = l
+		}
+	}
+	for _, want := range []string{"integer dtypes take it exactly", "float dtypes round it to nearest", "past the largest finite value is an error"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("--value help %q lacks %q", line, want)
+		}
+	}
+	dir := t.TempDir()
+	f32 := writeNpy(t, dir, "f.npy", tensor.New(tensor.F32, []int{1}))
+	i32 := writeNpy(t, dir, "i.npy", tensor.New(tensor.I32, []int{1}))
+	out := filepath.Join(dir, "o.npy")
+	pad := func(value, in string) (int, string) {
+		code, _, errOut := runMain("run", "pad", "--mode", "constant", "--padding", "1:0", "--value", value, "-i", "x="+in, "-o", out)
+		return code, errOut
+	}
+	if code, errOut := pad("16777217", f32); code != 0 {
+		t.Fatalf("16777217 into F32: exit %d, %s", code, errOut)
+	}
+	b, _ := os.ReadFile(out)
+	if y, err := tensor.ReadNpyBytes(b, false); err != nil || y.F32()[0] != 16777216 {
+		t.Errorf("16777217 into F32 filled %v (%v), want 16777216 (rounded to nearest)", y, err)
+	}
+	for _, c := range []struct{ value, in string }{{"2.5", i32}, {"2147483648", i32}, {"1e39", f32}} {
+		if code, errOut := pad(c.value, c.in); code == 0 || !strings.HasPrefix(errOut, "fkc: ") {
+			t.Errorf("--value %s into %s: exit %d, stderr %q; want an error", c.value, filepath.Base(c.in), code, errOut)
+		}
+	}
+}
+
+// On the command line an unknown backend is answered with the two the
+// CLI runs, cpu or vulkan, in every subcommand's flag form; it offered
+// "cpu, vulkan or webgpu" (engine.ParseBackend's list), and webgpu was
+// then refused as a browser-only backend.
+func TestBackendChoices(t *testing.T) {
+	dir := t.TempDir()
+	in := writeNpy(t, dir, "x.npy", tensor.New(tensor.F32, []int{3}))
+	for _, cmd := range [][]string{{"run", "sum", "-i", "x=" + in, "-o", filepath.Join(dir, "o.npy")}, {"verify"}, {"bench"}, {"judge"}} {
+		code, out, errOut := runMain(append(cmd, "--backend", "cuda")...)
+		if want := "fkc: " + cmd[0] + `: --backend "cuda": want cpu or vulkan` + "\n"; code != 2 || out != "" || errOut != want {
+			t.Errorf("fkc %s --backend cuda: exit %d, stderr %q; want exit 2, %q", cmd[0], code, errOut, want)
+		}
+		code, _, errOut = runMain(append(cmd, "--backend", "webgpu")...)
+		if code != 2 || !strings.HasPrefix(errOut, "fkc: "+cmd[0]+`: --backend "webgpu": want cpu or vulkan (webgpu runs in the browser playground`) {
+			t.Errorf("fkc %s --backend webgpu: exit %d, stderr %q", cmd[0], code, errOut)
+		}
+	}
 }

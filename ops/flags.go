@@ -43,7 +43,7 @@ var (
 			return err
 		},
 		get: func(p *kernels.Params) string { return FormatPadding(p.Padding) }}
-	ValueFlag = &Flag{Name: "value", Arg: "V", Help: "fill value, exact in the tensor's dtype (integers stay exact; out of range is an error)",
+	ValueFlag = &Flag{Name: "value", Arg: "V", Help: "fill value: integer dtypes take it exactly (a fraction or a value out of range is an error); float dtypes round it to nearest, ties to even (past the largest finite value is an error; inf and nan pass)",
 		set: func(p *kernels.Params, s string) (err error) {
 			p.Fill, err = tensor.ParseScalar(s)
 			return err

@@ -158,3 +158,31 @@ func sameParams(a, b kernels.Params) bool {
 	}
 	return reflect.DeepEqual(a, b)
 }
+
+// A wrong input name is reported before a missing one, naming both the
+// name given and the op's inputs: '-i y=…' for pad's x was reported as
+// "pad needs input x", without a word about y. Several wrong names: the
+// first in name order, so the message does not change from run to run.
+func TestCheckInputsUnknownBeforeMissing(t *testing.T) {
+	x := tensor.New(tensor.F32, []int{2})
+	for _, tc := range []struct {
+		op     string
+		inputs map[string]*tensor.Tensor
+		want   string
+	}{
+		{"pad", map[string]*tensor.Tensor{"y": x}, `pad has no input "y"; its inputs: x`},
+		{"pad", map[string]*tensor.Tensor{"x": x, "y": x}, `pad has no input "y"; its inputs: x`},
+		{"gather", map[string]*tensor.Tensor{"data": x, "z": x, "b": x}, `gather has no input "b"; its inputs: data, indices`},
+		{"gather", map[string]*tensor.Tensor{"data": x}, "gather needs input indices"},
+	} {
+		o, err := Get(tc.op)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = o.CheckInputs(&kernels.Call{Op: tc.op, Inputs: tc.inputs})
+		var u *kernels.Usage
+		if !errors.As(err, &u) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s %v: %v; want a usage error containing %q", tc.op, tc.inputs, err, tc.want)
+		}
+	}
+}

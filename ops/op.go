@@ -163,8 +163,20 @@ func Oracle(c *kernels.Call) (*tensor.Tensor, error) {
 func Of(c *kernels.Call) (*Op, error) { return Get(c.Op) }
 
 // CheckInputs checks that a call has exactly the op's operands, and that
-// each has a dtype the op itself allows (Operand.DTypes).
+// each has a dtype the op itself allows (Operand.DTypes). A name the op
+// does not have is reported first (in name order), before a missing one:
+// '-i y=…' for pad's x was reported as "needs input x", without the y.
 func (o *Op) CheckInputs(c *kernels.Call) error {
+	names := make([]string, 0, len(c.Inputs))
+	for name := range c.Inputs {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		if !hasName(o.Inputs, name) {
+			return kernels.Usagef("%s has no input %q; its inputs: %s", o.Name, name, strings.Join(o.InputNames(), ", "))
+		}
+	}
 	for _, in := range o.Inputs {
 		t := c.Inputs[in.Name]
 		if t == nil {
@@ -172,11 +184,6 @@ func (o *Op) CheckInputs(c *kernels.Call) error {
 		}
 		if in.DTypes != nil && !hasDType(in.DTypes, t.DType) {
 			return kernels.Violatef(o.Name, "%s has dtype %s (contract: %s dtypes %s)", in.Name, t.DType, in.Name, kernels.FormatDTypes(in.DTypes))
-		}
-	}
-	for name := range c.Inputs {
-		if !hasName(o.Inputs, name) {
-			return kernels.Usagef("%s has no input %q; its inputs: %s", o.Name, name, strings.Join(o.InputNames(), ", "))
 		}
 	}
 	return nil
