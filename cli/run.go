@@ -121,6 +121,13 @@ func run(args []string, stdout, stderr io.Writer, cfg Config) int {
 	if err != nil {
 		return fail(stderr, err)
 	}
+	// The operand names before any file is opened: a file for an operand
+	// the op does not have was read (a FIFO blocked) before it was refused.
+	if o, err := ops.Get(r.op); err != nil {
+		return fail(stderr, err)
+	} else if err := o.CheckInputNames(r.order); err != nil {
+		return fail(stderr, err)
+	}
 	call.Inputs = map[string]*tensor.Tensor{}
 	anyBF16 := false
 	for _, n := range r.order {

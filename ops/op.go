@@ -162,28 +162,43 @@ func Oracle(c *kernels.Call) (*tensor.Tensor, error) {
 // Of returns the descriptor of a call's op.
 func Of(c *kernels.Call) (*Op, error) { return Get(c.Op) }
 
-// CheckInputs checks that a call has exactly the op's operands, and that
-// each has a dtype the op itself allows (Operand.DTypes). A name the op
-// does not have is reported first (in name order), before a missing one:
-// '-i y=…' for pad's x was reported as "needs input x", without the y.
+// CheckInputs checks that a call has exactly the op's operands
+// (CheckInputNames), and that each has a dtype the op itself allows
+// (Operand.DTypes).
 func (o *Op) CheckInputs(c *kernels.Call) error {
 	names := make([]string, 0, len(c.Inputs))
-	for name := range c.Inputs {
-		names = append(names, name)
+	for name, t := range c.Inputs {
+		if t != nil {
+			names = append(names, name)
+		}
 	}
-	slices.Sort(names)
+	if err := o.CheckInputNames(names); err != nil {
+		return err
+	}
+	for _, in := range o.Inputs {
+		t := c.Inputs[in.Name]
+		if in.DTypes != nil && !hasDType(in.DTypes, t.DType) {
+			return kernels.Violatef(o.Name, "%s has dtype %s (contract: %s dtypes %s)", in.Name, t.DType, in.Name, kernels.FormatDTypes(in.DTypes))
+		}
+	}
+	return nil
+}
+
+// CheckInputNames checks operand names before any is read (fkc run opens
+// its -i files after it): a name the op does not have is reported first
+// (in name order), before a missing one — '-i y=…' for pad's x was
+// reported as "needs input x", without the y; and a file for an operand
+// the op does not have was read (a FIFO hung) before it was refused.
+func (o *Op) CheckInputNames(names []string) error {
+	names = slices.Sorted(slices.Values(names))
 	for _, name := range names {
 		if !hasName(o.Inputs, name) {
 			return kernels.Usagef("%s has no input %q; its inputs: %s", o.Name, name, strings.Join(o.InputNames(), ", "))
 		}
 	}
 	for _, in := range o.Inputs {
-		t := c.Inputs[in.Name]
-		if t == nil {
+		if !slices.Contains(names, in.Name) {
 			return kernels.Usagef("%s needs input %s (-i %s=FILE.npy); its inputs: %s", o.Name, in.Name, in.Name, strings.Join(o.InputNames(), ", "))
-		}
-		if in.DTypes != nil && !hasDType(in.DTypes, t.DType) {
-			return kernels.Violatef(o.Name, "%s has dtype %s (contract: %s dtypes %s)", in.Name, t.DType, in.Name, kernels.FormatDTypes(in.DTypes))
 		}
 	}
 	return nil
