@@ -272,10 +272,12 @@ func (c *indexCall) indexAddRows(k addKernel, C int) bool {
 }
 
 // scatterRows reports whether scatter_add takes scatter_add_rows: dim is
-// the last axis, src (and indices) span base on the other axes, and an
-// output row starts on a word.
+// the last axis, of some length (an empty one has no rows to fold, and
+// every index into it is out of range: the general path reports the
+// first), src (and indices) span base on the other axes, and an output
+// row starts on a word.
 func (c *indexCall) scatterRows() bool {
-	if c.dim != len(c.a)-1 || (c.data.DType.Size() == 2 && c.bound%2 != 0) {
+	if c.bound == 0 || c.dim != len(c.a)-1 || (c.data.DType.Size() == 2 && c.bound%2 != 0) {
 		return false
 	}
 	for a := range c.dim {
