@@ -92,10 +92,19 @@ func (d *Device) checkGPUFloat(op, operand string, t *tensor.Tensor) error {
 
 // f64Specials is reduce64.wgsl's and reduce_backward64.wgsl's table of
 // special values (cst): +0, NaN, -inf, +inf, -0 — read at run time, so no
-// compiler folds them through float arithmetic.
+// compiler folds them through float arithmetic — then the powers of two
+// 2^(2^k) and 2^-(2^k), k = 0..9, that reduce_backward64.wgsl scales an
+// integer quotient by.
 func f64Specials() []byte {
-	b := make([]byte, 0, 40)
-	for _, v := range []float64{0, math.NaN(), math.Inf(-1), math.Inf(1), math.Copysign(0, -1)} {
+	vs := []float64{0, math.NaN(), math.Inf(-1), math.Inf(1), math.Copysign(0, -1)}
+	for k := range 10 {
+		vs = append(vs, math.Ldexp(1, 1<<k))
+	}
+	for k := range 10 {
+		vs = append(vs, math.Ldexp(1, -(1<<k)))
+	}
+	b := make([]byte, 0, 8*len(vs))
+	for _, v := range vs {
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
 	}
 	return b

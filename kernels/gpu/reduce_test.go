@@ -677,3 +677,49 @@ func TestBulkPicks(t *testing.T) {
 		}
 	}
 }
+
+// reduce_max_to_backward's F64 share upstream / count is the CPU's IEEE
+// quotient bit for bit, for full-mantissa upstream values of every
+// magnitude whose quotient is normal and tie counts from 2 to 1,000 (the
+// fma-corrected quotient was 1 ulp off for 7-15% of values with 7 to 1,000
+// ties on lavapipe, whose fma is not fused; the seeds' values are quarter
+// steps, which divide cleanly).
+func TestMaxToBackwardF64Quotient(t *testing.T) {
+	d := device(t)
+	if !d.Info().ShaderF64 {
+		t.Skip("the adapter has no shader-f64")
+	}
+	r := rand.New(rand.NewSource(7))
+	const cells = 512
+	for _, ties := range []int{2, 3, 7, 10, 100, 1000} {
+		x := tensor.New(tensor.F64, []int{cells, ties}) // every element a tie: all ones
+		for i := range x.NumElems() {
+			x.Set(i, 1)
+		}
+		up := tensor.New(tensor.F64, []int{cells, 1})
+		for i := range cells {
+			// exponents from 2^-1000 to 2^1000, the ends of the scaling
+			e := -1000 + r.Intn(2001)
+			switch i {
+			case 0:
+				e = 1023
+			case 1:
+				e = -1012 // the smallest whose quotient by 1,000 stays normal
+			}
+			v := math.Ldexp(1+r.Float64(), e)
+			if i%2 == 1 {
+				v = -v
+			}
+			up.Set(i, v)
+		}
+		want, err := cpu.ReduceMaxToBackward(x, up, []int{cells, 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := d.ReduceMaxToBackward(x, up, []int{cells, 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameBits(t, fmt.Sprintf("%d ties", ties), got, want)
+	}
+}
