@@ -102,9 +102,12 @@ func (d *Device) runAdd(c *indexCall) (*tensor.Tensor, error) {
 	if scatter {
 		nb = tensor.NumElems(c.outShape) + 1
 	}
-	n, nIdx, done, err := d.prepIndex(c, sized{"src", inBytes(len(c.src.Data))},
-		sized{"bucket_off", 4 * uint64(nb)}, sized{"bucket_order", inBytes(4 * c.idx.NumElems())},
-		sized{"state", uint64(k.valB) * uint64(tensor.NumElems(c.outShape))})
+	// The buffers every path binds; the host tables' are checked below,
+	// once the path is known (the rows kernels build none), and a
+	// continuation state's when it is made (job.checkSize). Counting them
+	// all here refused calls whose buffers all fit (an F16 index_add into
+	// a base over 64 MiB: "needs state", which it never made).
+	n, nIdx, done, err := d.prepIndex(c, sized{"src", inBytes(len(c.src.Data))})
 	if err != nil {
 		return nil, err
 	}
@@ -143,6 +146,17 @@ func (d *Device) runAdd(c *indexCall) (*tensor.Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The table paths: their host tables (a bucket per target) and the
+	// bounds check's pipeline, before the call's job begins.
+	var pchk *pipe
+	if entry != "scatter_add_seq" && entry != "scatter_add_rows" {
+		if err := d.fits(c.op, sized{"bucket_off", 4 * uint64(nb)}, sized{"bucket_order", inBytes(4 * c.idx.NumElems())}); err != nil {
+			return nil, err
+		}
+		if pchk, err = d.checkPipe(); err != nil {
+			return nil, err
+		}
+	}
 	p := c.indexParams(n, nIdx)
 	j := d.begin(c.op)
 	data := j.input("data", c.data.Data)
@@ -172,10 +186,6 @@ func (d *Device) runAdd(c *indexCall) (*tensor.Tensor, error) {
 			j.dispatch(pk, uint64(rows), j.words("params", p), data, idx, src, dst.buf, flag.buf, none, none2)
 		}
 		return c.finish(j, flag, out)
-	}
-	pchk, err := d.checkPipe()
-	if err != nil {
-		return nil, err
 	}
 	j.dispatch(pchk, groupsFor(uint64(nIdx)), j.words("params", p), data, idx, dst.buf, flag.buf)
 	var off, order []uint32

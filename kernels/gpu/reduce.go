@@ -223,11 +223,43 @@ func (r *reduction) check() error {
 
 // sizes lists the buffers of the call (the first level's partials are the
 // largest scratch), for Device.fits before anything is built.
-func (r *reduction) sizes(outBytesN int) []sized {
+func (r *reduction) sizes(outBytesN int, path reducePath) []sized {
+	s := []sized{{"x", inBytes(len(r.x.Data))}, {"out", outBytes(outBytesN)}}
+	if path == onePass {
+		return s // seq, rows: no partials (a 4-byte placeholder)
+	}
 	nseg, K := uint64(tensor.NumElems(r.outShape)), uint64(prod(r.coll))
-	words := uint64(r.partWords())
-	return []sized{{"x", inBytes(len(r.x.Data))}, {"out", outBytes(outBytesN)},
-		{"partials", 4 * words * nseg * max(1, (K+chunk-1)/chunk)}}
+	ch := uint64(chunk)
+	if path == bulkLevels {
+		ch = uint64(bulkRounds * chunk)
+	}
+	// The first level's partials; each later level's are fewer.
+	c := max(1, (K+ch-1)/ch)
+	n := 4 * uint64(r.partWords()) * nseg * c
+	if path == bulkLevels && r.bulkLast() {
+		n = 4 * (c + 1) // bulk_last: the partials and a counter
+	}
+	return append(s, sized{"partials", n})
+}
+
+// reducePath is how a reduction runs, for the buffers its size check counts.
+type reducePath int
+
+const (
+	treeLevels reducePath = iota // level passes of chunk values, then finalize
+	bulkLevels                   // a bulk first level (bulkRounds·chunk values), then levels
+	onePass                      // seq or rows: one dispatch, no partials
+)
+
+// path is the way reduce runs r: K reduced elements into nseg segments.
+func (r *reduction) path(d *Device, K, nseg int) reducePath {
+	switch {
+	case K <= seqMax || d.threadsOverTrees() && nseg >= seqSegsEmulated || r.rows():
+		return onePass
+	case r.bulk():
+		return bulkLevels
+	}
+	return treeLevels
 }
 
 func (r *reduction) spec(entry string) kernelSpec {
@@ -377,12 +409,13 @@ func (d *Device) reduce(r *reduction) (*tensor.Tensor, error) {
 	if nseg == 0 {
 		return tensor.New(odt, r.outShape), nil
 	}
-	if err := d.fits(r.op, r.sizes(nseg*odt.Size())...); err != nil {
+	K := prod(r.coll)
+	path := r.path(d, K, nseg)
+	if err := d.fits(r.op, r.sizes(nseg*odt.Size(), path)...); err != nil {
 		return nil, err
 	}
 	out := &tensor.Tensor{DType: odt, Shape: append([]int{}, r.outShape...)}
 	outWords := elemWords(nseg, odt.Size())
-	K := prod(r.coll)
 	if r.f64() {
 		if K == 0 {
 			return r.empty64(out), nil
@@ -395,9 +428,10 @@ func (d *Device) reduce(r *reduction) (*tensor.Tensor, error) {
 	// `rows` (one workgroup per output word, contiguous segments).
 	entry, groups := "", uint64(0)
 	switch {
+	case path != onePass:
 	case K <= seqMax || d.threadsOverTrees() && nseg >= seqSegsEmulated:
 		entry, groups = "seq", groupsFor(outWords)
-	case r.rows():
+	default: // r.rows()
 		entry, groups = "rows", outWords
 	}
 	if entry != "" {
@@ -629,7 +663,7 @@ func (d *Device) ReduceMaxToBackward(x, upstream *tensor.Tensor, target []int) (
 	if n == 0 {
 		return tensor.New(x.DType, x.Shape), nil
 	}
-	if err := d.fits(op, append(r.sizes(len(x.Data)), sized{"upstream", inBytes(len(upstream.Data))}, sized{"tie_count", 4 * uint64(ncell)})...); err != nil {
+	if err := d.fits(op, append(r.sizes(len(x.Data), treeLevels), sized{"upstream", inBytes(len(upstream.Data))}, sized{"tie_count", 4 * uint64(ncell)})...); err != nil {
 		return nil, err
 	}
 	grad := &tensor.Tensor{DType: x.DType, Shape: append([]int{}, x.Shape...)}

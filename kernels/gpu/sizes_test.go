@@ -4,11 +4,13 @@ package gpu
 
 import (
 	"errors"
+	"math/rand"
 	"runtime"
 	"testing"
 	"time"
 
 	"github.com/fkc-playground/fkc/kernels"
+	"github.com/fkc-playground/fkc/kernels/cpu"
 	"github.com/fkc-playground/fkc/tensor"
 )
 
@@ -128,5 +130,63 @@ func TestOversizedCallFailsBeforeBuilding(t *testing.T) {
 			t.Errorf("%s: %v after %v and %d bytes allocated; want it before building anything", c.name, err, el, alloc)
 		}
 		t.Logf("%s: %v (%v, %d bytes allocated)", c.name, err, el, alloc)
+	}
+}
+
+// The size check counts the buffers of the path a call takes, not every
+// path's: calls whose buffers all fit were refused for partials that the
+// one-pass reductions never make (extrema along a length-1 axis, F16
+// arg along short rows), a continuation state that an F16 index_add makes
+// only past a long bucket, and a bucket table that scatter_add_rows never
+// builds. Run with this device's binding limit lowered to 1 MiB; each call
+// must run and equal the CPU.
+func TestSizeCheckCountsTheChosenPath(t *testing.T) {
+	d := device(t)
+	if d.threadsOverTrees() {
+		t.Skip("a software adapter taking threads over trees chooses other paths")
+	}
+	saved := d.info.MaxStorageBufferBindingSize
+	d.info.MaxStorageBufferBindingSize = 1 << 20
+	defer func() { d.info.MaxStorageBufferBindingSize = saved }()
+	r := rand.New(rand.NewSource(3))
+	fill := func(x *tensor.Tensor, bound int) *tensor.Tensor {
+		for i := range x.NumElems() {
+			if bound > 0 {
+				x.Set(i, float64(r.Intn(bound)))
+			} else {
+				x.Set(i, float64(r.Intn(64)-32)/4)
+			}
+		}
+		return x
+	}
+	col := fill(tensor.New(tensor.F32, []int{200000, 1}), 0)   // x 800 KB, partials (2 words a segment) 1.6 MB
+	short := fill(tensor.New(tensor.F16, []int{150000, 3}), 0) // x 900 KB, partials 1.2 MB
+	base := fill(tensor.New(tensor.F16, []int{2, 150000}), 0)  // base 600 KB, src 900 KB, state (f32) 1.2 MB
+	src := fill(tensor.New(tensor.F16, []int{3, 150000}), 0)
+	ai := tensor.New(tensor.U32, []int{3})
+	ai.Set(0, 1)
+	ai.Set(2, 1)
+	sbase := fill(tensor.New(tensor.F16, []int{300, 1500}), 0) // base 900 KB, buckets 1.8 MB
+	ssrc := fill(tensor.New(tensor.F16, []int{300, 4}), 0)
+	sidx := fill(tensor.New(tensor.U32, []int{300, 4}), 1500)
+	for _, c := range []struct {
+		name     string
+		gpu, cpu func() (*tensor.Tensor, error)
+	}{
+		{"max dim 1 of f32[200000,1]", func() (*tensor.Tensor, error) { return d.MaxDim(col, 1) }, func() (*tensor.Tensor, error) { return cpu.MaxDim(col, 1) }},
+		{"argmax dim 1 of f16[150000,3]", func() (*tensor.Tensor, error) { return d.ArgMaxDim(short, 1) }, func() (*tensor.Tensor, error) { return cpu.ArgMaxDim(short, 1) }},
+		{"index_add dim 0 of f16[2,150000]", func() (*tensor.Tensor, error) { return d.IndexAdd(base, ai, src, 0) }, func() (*tensor.Tensor, error) { return cpu.IndexAdd(base, ai, src, 0) }},
+		{"scatter_add dim 1 of f16[300,1500]", func() (*tensor.Tensor, error) { return d.ScatterAdd(sbase, sidx, ssrc, 1) }, func() (*tensor.Tensor, error) { return cpu.ScatterAdd(sbase, sidx, ssrc, 1) }},
+	} {
+		got, err := c.gpu()
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		want, err := c.cpu()
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameBits(t, c.name, got, want)
 	}
 }
