@@ -215,6 +215,11 @@ func writeThrough(path string, write func(io.Writer) error) error {
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, unwrapPath(err))
 	}
+	return writeClose(path, f, write)
+}
+
+// writeClose writes to f and closes it; errors name path.
+func writeClose(path string, f *os.File, write func(io.Writer) error) error {
 	if err := write(f); err != nil {
 		f.Close()
 		return fmt.Errorf("write %s: %w", path, unwrapPath(err))

@@ -18,15 +18,7 @@ func writeDescriptor(path string, fd int, write func(io.Writer) error) error {
 	if err != nil {
 		return fmt.Errorf("write %s: descriptor %d: %w", path, fd, err)
 	}
-	f := os.NewFile(uintptr(dup), path)
-	if err := write(f); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, unwrapPath(err))
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, unwrapPath(err))
-	}
-	return nil
+	return writeClose(path, os.NewFile(uintptr(dup), path), write)
 }
 
 // keepOwner gives tmp the owner and group of the file st describes, when
