@@ -153,10 +153,37 @@ func flagsOnly(fs *flag.FlagSet, args []string, help io.Writer) error {
 		why := "flags are --name value"
 		if flagList(fs) == noFlags {
 			why = "it takes no arguments"
+		} else if name, ok := boolBefore(fs, args, operands[0]); ok {
+			// 'bench --json false' read false as an operand
+			why = fmt.Sprintf("--%s takes no value: --%s=%s sets it", name, name, operands[0])
 		}
 		return kernels.Usagef("%s: unexpected argument %q (%s)", fs.Name(), operands[0], why)
 	}
 	return err
+}
+
+// boolBefore reports whether the argument before operand's first place in
+// args is a boolean flag of fs written without a value, and its name.
+func boolBefore(fs *flag.FlagSet, args []string, operand string) (string, bool) {
+	for i, a := range args {
+		if a != operand {
+			continue
+		}
+		if i == 0 {
+			return "", false
+		}
+		name := strings.TrimLeft(args[i-1], "-")
+		if strings.Contains(name, "=") || name == args[i-1] {
+			return "", false
+		}
+		f := fs.Lookup(name)
+		if f == nil {
+			return "", false
+		}
+		b, ok := f.Value.(interface{ IsBoolFlag() bool })
+		return name, ok && b.IsBoolFlag()
+	}
+	return "", false
 }
 
 // checkedValue is a flag's value as flags parses it: set once (unless

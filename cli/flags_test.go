@@ -30,6 +30,9 @@ func TestFlagErrorsOneForm(t *testing.T) {
 		{[]string{"verify", "--cases", "abc"}, 2, `verify: --cases "abc": want a whole number from 1 to 1000`},
 		{[]string{"verify", "--seed", "x"}, 2, `verify: --seed "x": want a whole number`},
 		{[]string{"verify", "extra"}, 2, `verify: unexpected argument "extra" (flags are --name value)`},
+		// a boolean takes no separate value: the message said "flags are
+		// --name value", the form the user wrote
+		{[]string{"bench", "--json", "false"}, 2, `bench: unexpected argument "false" (--json takes no value: --json=false sets it)`},
 		{[]string{"bench", "--reps", "x"}, 2, `bench: --reps "x": want a whole number from 1 to 1000`},
 		{[]string{"bench", "--op"}, 2, "bench: --op needs a value (PREFIX)"},
 		{[]string{"judge", "--budget", "5"}, 2, `judge: --budget "5": want a duration such as 60s or 2m`},

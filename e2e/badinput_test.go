@@ -60,10 +60,12 @@ func TestScriptingAPIBadInput(t *testing.T) {
 		`fkc.run((() => { const o = {op: "pad"}; o.self = o; return o; })())`:                             "fkc: run: the request could not be serialised:",
 		// A field a call does not take is refused by name: a misspelled
 		// "flag" was blamed on a missing --mode, "case" ran 3 cases.
-		`fkc.run({op: "pad", backend: "cpu", flag: ["--mode", "reflect"], inputs: {}})`:                             `fkc: run: the request is not {op, backend, kernel, flags, inputs}: no field "flag"`,
-		`fkc.verify({backend: "cpu", case: 1})`:                                                                     `fkc: verify: the request is not {backend, cases, seed}: no field "case"`,
-		bench(`{shape: [4], dtype: "F32", fil: 1}`, ""):                                                             `fkc: bench: the request is not {op, kernel, backend, flags, inputs: {name: {shape, dtype, fill}}, reps}: no field "fil"`,
-		`fkc.verify({backend: "cpu", cases: 0})`:                                                                    "fkc: verify: cases 0: want 1 to 100",
+		`fkc.run({op: "pad", backend: "cpu", flag: ["--mode", "reflect"], inputs: {}})`: `fkc: run: the request is not {op, backend, kernel, flags, inputs}: no field "flag"`,
+		`fkc.verify({backend: "cpu", case: 1})`:                                         `fkc: verify: the request is not {backend, cases, seed}: no field "case"`,
+		bench(`{shape: [4], dtype: "F32", fil: 1}`, ""):                                 `fkc: bench: the request is not {op, kernel, backend, flags, inputs: {name: {shape, dtype, fill}}, reps}: no field "fil"`,
+		`fkc.verify({backend: "cpu", cases: 0})`:                                        "fkc: verify: cases 0: want 1 to 100",
+		// after the object: json.Decoder.More() is false before a } or ]
+		`__fkcGo.verify('{"backend": "cpu"}}')`: "fkc: verify: the request is not {backend, cases, seed}: more after the request object",
 		`fkc.run({op: "sum", kernel: "fuel-vulkan-kernels/pad_reflect_b4", backend: "cpu", flags: [], inputs: {}})`: `fkc: run: kernel fuel-vulkan-kernels/pad_reflect_b4 is a Vulkan kernel; ask for backend "webgpu"`,
 	}
 	for call, want := range named {

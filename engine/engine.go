@@ -328,7 +328,7 @@ func (e *Engine) ready(b Backend) error {
 	if err := b.valid(); err != nil {
 		return err
 	}
-	if b != CPU && e.dev == nil {
+	if b != CPU && b != "" && e.dev == nil { // "" is the CPU (valid, Contract)
 		return &kernels.Unavailable{Kernel: "backend " + string(b), Msg: "no GPU device is attached to this engine (open one, e.g. gpu.OpenNative, and call Attach)"}
 	}
 	return nil

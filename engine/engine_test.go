@@ -170,6 +170,10 @@ func TestRunErrors(t *testing.T) {
 	if r, err := e.Run(engine.CPU, ops.Sum(x4, ops.All)); err != nil || r.Out.At(0) != 10 {
 		t.Errorf("sum over all: %v, %v", r, err)
 	}
+	// The zero Backend is the CPU, as ParseBackend("") and Contract say.
+	if r, err := e.Run("", ops.Sum(x4, ops.All)); err != nil || r.Out.At(0) != 10 {
+		t.Errorf("sum over all on Backend(\"\"): %v, %v", r, err)
+	}
 	// A GPU backend with no device attached is unavailable, said so: it
 	// was "no Vulkan binding for pad/reflect" (Run) and "not linked to an
 	// implementation in this build" (RunKernel).

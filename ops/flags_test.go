@@ -174,6 +174,10 @@ func TestCheckInputsUnknownBeforeMissing(t *testing.T) {
 		{"pad", map[string]*tensor.Tensor{"x": x, "y": x}, `pad has no input "y"; its inputs: x`},
 		{"gather", map[string]*tensor.Tensor{"data": x, "z": x, "b": x}, `gather has no input "b"; its inputs: data, indices`},
 		{"gather", map[string]*tensor.Tensor{"data": x}, "gather needs input indices"},
+		// a Go caller's nil tensors: under an unknown name it is still an
+		// unknown name (it passed), under a known one it is missing
+		{"sum", map[string]*tensor.Tensor{"x": x, "y": nil}, `sum has no input "y"; its inputs: x`},
+		{"gather", map[string]*tensor.Tensor{"data": x, "indices": nil}, "gather needs input indices"},
 	} {
 		o, err := Get(tc.op)
 		if err != nil {

@@ -167,16 +167,17 @@ func Of(c *kernels.Call) (*Op, error) { return Get(c.Op) }
 // (Operand.DTypes).
 func (o *Op) CheckInputs(c *kernels.Call) error {
 	names := make([]string, 0, len(c.Inputs))
-	for name, t := range c.Inputs {
-		if t != nil {
-			names = append(names, name)
-		}
+	for name := range c.Inputs {
+		names = append(names, name)
 	}
 	if err := o.CheckInputNames(names); err != nil {
 		return err
 	}
 	for _, in := range o.Inputs {
 		t := c.Inputs[in.Name]
+		if t == nil { // a Go caller's nil tensor under the name
+			return o.needs(in.Name)
+		}
 		if in.DTypes != nil && !hasDType(in.DTypes, t.DType) {
 			return kernels.Violatef(o.Name, "%s has dtype %s (contract: %s dtypes %s)", in.Name, t.DType, in.Name, kernels.FormatDTypes(in.DTypes))
 		}
@@ -198,10 +199,15 @@ func (o *Op) CheckInputNames(names []string) error {
 	}
 	for _, in := range o.Inputs {
 		if !slices.Contains(names, in.Name) {
-			return kernels.Usagef("%s needs input %s (-i %s=FILE.npy); its inputs: %s", o.Name, in.Name, in.Name, strings.Join(o.InputNames(), ", "))
+			return o.needs(in.Name)
 		}
 	}
 	return nil
+}
+
+// needs is the error for a missing operand.
+func (o *Op) needs(name string) error {
+	return kernels.Usagef("%s needs input %s (-i %s=FILE.npy); its inputs: %s", o.Name, name, name, strings.Join(o.InputNames(), ", "))
 }
 
 // Accepts reports whether the op allows dt as its primary operand's dtype.

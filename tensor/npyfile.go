@@ -112,11 +112,6 @@ func WriteFileAtomic(path string, write func(io.Writer) error) error {
 		return fail(err)
 	}
 	if err := temps.commit(tmp.Name(), target); err != nil {
-		if errors.Is(err, fs.ErrPermission) {
-			if di, derr := os.Stat(dir); derr == nil && di.Mode()&fs.ModeSticky != 0 {
-				err = fmt.Errorf("%w: %s is sticky (as /tmp is), so only the file's owner may replace it", unwrapPath(err), dir)
-			}
-		}
 		return fail(err)
 	}
 	// Make the rename itself durable. Not every file system can sync a
@@ -275,7 +270,9 @@ func unwrapPath(err error) error {
 
 // descriptorPath says whether path names an open file descriptor rather
 // than a file — /dev/stdout, /dev/stderr, /dev/stdin, /dev/fd/N,
-// /proc/self/fd/N, /proc/PID/fd/N, or a symlink to one — and which: fd, and
+// /proc/self/fd/N, /proc/PID/fd/N, /proc/PID/task/TID/fd/N, a path through
+// a directory link to one of those directories, or a symlink to one — and
+// which: fd, and
 // own = it is this process's. Such a path resolves to the file the
 // descriptor is open on (a shell's `>> log`), which a rename would replace
 // — the shell's descriptor would then write to the unlinked old file, and
@@ -292,6 +289,11 @@ func descriptorPath(path string) (fd int, own, ok bool) {
 			p = filepath.Join(wd, p)
 		}
 		p = filepath.Clean(p)
+		// The directory with its links resolved (a link to /proc/self/fd,
+		// /proc/self itself), not the last name: that is the magic link.
+		if dir, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
+			p = filepath.Join(dir, filepath.Base(p))
+		}
 		switch p {
 		case "/dev/stdin":
 			return 0, true, true
@@ -309,8 +311,15 @@ func descriptorPath(path string) (fd int, own, ok bool) {
 		if n, ok := fdNumber(p, "/proc/thread-self/fd/"); ok {
 			return n, true, true
 		}
+		// /proc/PID/fd/N and /proc/PID/task/TID/fd/N (a thread's table is
+		// its process's)
 		if rest, ok := strings.CutPrefix(p, "/proc/"); ok {
 			if pid, sub, ok := strings.Cut(rest, "/"); ok {
+				if task, ok := strings.CutPrefix(sub, "task/"); ok {
+					if _, s, ok := strings.Cut(task, "/"); ok {
+						sub = s
+					}
+				}
 				if n, ok := fdNumber("/"+sub, "/fd/"); ok {
 					if id, err := strconv.Atoi(pid); err == nil {
 						return n, id == os.Getpid(), true

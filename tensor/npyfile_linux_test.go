@@ -204,7 +204,7 @@ func TestWriteNpyFileKeepsOwner(t *testing.T) {
 		t.Fatal(err)
 	}
 	stderr, err := childAsNobody(t, dir, "TestWriteNpyFileKeepsOwner", "FKC_TEST_OWNER_CHILD="+mine)
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(stderr, "it belongs to uid 0, gid 0") || !strings.Contains(stderr, "it is unchanged") {
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(stderr, "it belongs to uid 0 (gid 0)") || !strings.Contains(stderr, "it is unchanged") {
 		t.Fatalf("child: %v, stderr %q; want exit 1, the owner named, unchanged", err, stderr)
 	}
 	if got, _ := os.ReadFile(mine); string(got) != "root's" {
@@ -213,8 +213,26 @@ func TestWriteNpyFileKeepsOwner(t *testing.T) {
 	if u, g := owner(mine); u != 0 || g != 0 {
 		t.Errorf("root's file now belongs to %d:%d", u, g)
 	}
-	if names, _ := os.ReadDir(dir); len(names) != 3 {
-		t.Errorf("the directory holds %d entries, want the two files and the binary's copy: a temporary file was left", len(names))
+	// Nobody's own file in a group nobody is not in: written, as it was
+	// before owners were kept (the group becomes the writer's).
+	own := filepath.Join(dir, "own.npy")
+	if err := os.WriteFile(own, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(own, 65534, 0); err != nil {
+		t.Fatal(err)
+	}
+	if stderr, err := childAsNobody(t, dir, "TestWriteNpyFileKeepsOwner", "FKC_TEST_OWNER_CHILD="+own); err != nil {
+		t.Errorf("nobody over its own file of group 0: %v, %s", err, stderr)
+	}
+	if got, _ := os.ReadFile(own); !bytes.Equal(got, mustNpy(arange(4))) {
+		t.Errorf("nobody's own file was not written")
+	}
+	if u, _ := owner(own); u != 65534 {
+		t.Errorf("nobody's own file now belongs to uid %d", u)
+	}
+	if names, _ := os.ReadDir(dir); len(names) != 4 {
+		t.Errorf("the directory holds %d entries, want the three files and the binary's copy: a temporary file was left", len(names))
 	}
 }
 
@@ -239,7 +257,14 @@ func TestWriteNpyFileDescriptorPath(t *testing.T) {
 	if err := os.Symlink(fdPath, link); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{fdPath, "/proc/self/fd/" + strconv.Itoa(int(f.Fd())), link} {
+	// A directory link to a descriptor directory, and a thread's table.
+	dirLink := filepath.Join(dir, "fdlink")
+	if err := os.Symlink("/proc/self/fd", dirLink); err != nil {
+		t.Fatal(err)
+	}
+	fd := strconv.Itoa(int(f.Fd()))
+	task := "/proc/" + strconv.Itoa(os.Getpid()) + "/task/" + strconv.Itoa(os.Getpid()) + "/fd/" + fd
+	for _, p := range []string{fdPath, "/proc/self/fd/" + fd, link, filepath.Join(dirLink, fd), task} {
 		if err := WriteNpyFile(p, arange(4)); err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
@@ -248,9 +273,13 @@ func TestWriteNpyFileDescriptorPath(t *testing.T) {
 		t.Fatalf("the descriptor was closed: %v", err)
 	}
 	npy := mustNpy(arange(4))
-	want := append(append(append(append([]byte("previous line\n"), npy...), npy...), npy...), "after\n"...)
+	want := []byte("previous line\n")
+	for range 5 {
+		want = append(want, npy...)
+	}
+	want = append(want, "after\n"...)
 	if got, _ := os.ReadFile(log); !bytes.Equal(got, want) {
-		t.Errorf("the log holds %d bytes, want %d: the previous line, three arrays, the line after", len(got), len(want))
+		t.Errorf("the log holds %d bytes, want %d: the previous line, five arrays, the line after", len(got), len(want))
 	}
 	if after, _ := os.Stat(log); !os.SameFile(before, after) {
 		t.Error("the log was replaced by another file")
@@ -266,6 +295,8 @@ func TestWriteNpyFileDescriptorPath(t *testing.T) {
 		{"/proc/self/fd/12", 12, true, true},
 		{"/proc/" + strconv.Itoa(os.Getpid()) + "/fd/3", 3, true, true},
 		{"/proc/1/fd/3", 3, false, true},
+		{"/proc/1/task/1/fd/4", 4, false, true},
+		{"/proc/self/task/" + strconv.Itoa(os.Getpid()) + "/fd/5", 5, true, true},
 		{"/dev/fd/x", 0, false, false},
 		{"/dev/fd/07", 0, false, false},
 		{filepath.Join(dir, "plain.npy"), 0, false, false},

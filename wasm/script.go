@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/fkc-playground/fkc/engine"
@@ -57,8 +58,10 @@ func decodeRequest(call, reqJSON, shape string, req any) error {
 	dec := json.NewDecoder(strings.NewReader(reqJSON))
 	dec.DisallowUnknownFields()
 	err := dec.Decode(req)
-	if err == nil && dec.More() {
-		err = errors.New("more after the request object")
+	if err == nil {
+		if _, end := dec.Token(); end != io.EOF { // More() is false before a stray } or ]
+			err = errors.New("more after the request object")
+		}
 	}
 	if err != nil {
 		msg := err.Error()
