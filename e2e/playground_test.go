@@ -129,6 +129,15 @@ var runCases = []runCase{
 	{"embedding/rows-of-3-units", "embedding", nil, func(t *testing.T) map[string]*tensor.Tensor {
 		return map[string]*tensor.Tensor{"table": tensorOf(t, tensor.F64, []int{6, 6}), "ids": tensorOf(t, tensor.U32, []int{4}, 5, 0, 5, 2)}
 	}},
+	// reduce_max_to_backward's cell maxima in one pass (on SwiftShader a
+	// thread per cell: a workgroup per cell took minutes for 98,688
+	// cells): many cells of one element, many of three (ties among them).
+	{"reduce_max_to_backward/one-element-cells", "reduce_max_to_backward", []string{"--shape", "64,6,9"}, func(t *testing.T) map[string]*tensor.Tensor {
+		return map[string]*tensor.Tensor{"x": tensorOf(t, tensor.F32, []int{64, 6, 9}, 3, -1, 4, 1), "upstream": tensorOf(t, tensor.F32, []int{64, 6, 9}, 1, 2, 3)}
+	}},
+	{"reduce_max_to_backward/many-cells-F16", "reduce_max_to_backward", []string{"--shape", "1100,1"}, func(t *testing.T) map[string]*tensor.Tensor {
+		return map[string]*tensor.Tensor{"x": tensorOf(t, tensor.F16, []int{1100, 3}, 3, 3, -1, 4, 4, 1, 0, 2), "upstream": tensorOf(t, tensor.F16, []int{1100, 1}, 1, 2, 3, 6)}
+	}},
 	{"gather", "gather", []string{"--dim", "1"}, func(t *testing.T) map[string]*tensor.Tensor {
 		return map[string]*tensor.Tensor{"data": tensorOf(t, tensor.F32, []int{3, 4}), "indices": tensorOf(t, tensor.U32, []int{3, 2}, 3, 0, 1, 1, 2, 0)}
 	}},

@@ -251,6 +251,17 @@ const (
 	onePass                      // seq or rows: one dispatch, no partials
 )
 
+// onePassEntry is a one-pass reduction's entry and workgroups: `seq` (one
+// thread per output word folds short segments, or many segments where
+// threads beat trees), else `rows` (one workgroup per output word,
+// contiguous segments).
+func (r *reduction) onePassEntry(d *Device, K, nseg int, outWords uint64) (string, uint64) {
+	if K <= seqMax || d.threadsOverTrees() && nseg >= seqSegsEmulated {
+		return "seq", groupsFor(outWords)
+	}
+	return "rows", outWords
+}
+
 // path is the way reduce runs r: K reduced elements into nseg segments.
 func (r *reduction) path(d *Device, K, nseg int) reducePath {
 	switch {
@@ -424,17 +435,8 @@ func (d *Device) reduce(r *reduction) (*tensor.Tensor, error) {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	// One pass: `seq` (one thread per output word folds short segments),
-	// `rows` (one workgroup per output word, contiguous segments).
-	entry, groups := "", uint64(0)
-	switch {
-	case path != onePass:
-	case K <= seqMax || d.threadsOverTrees() && nseg >= seqSegsEmulated:
-		entry, groups = "seq", groupsFor(outWords)
-	default: // r.rows()
-		entry, groups = "rows", outWords
-	}
-	if entry != "" {
+	if path == onePass {
+		entry, groups := r.onePassEntry(d, K, nseg, outWords)
 		p, err := d.pipeline(r.spec(entry))
 		if err != nil {
 			return nil, err
@@ -702,15 +704,41 @@ func (d *Device) ReduceMaxToBackward(x, upstream *tensor.Tensor, target []int) (
 		return nil, err
 	}
 	pc, pg := pp[0], pp[1]
+	// The cells' maxima as reduce_max_to computes them, into a guarded
+	// scratch in its output layout: in one pass where the forward takes
+	// one — on SwiftShader a workgroup per cell of one or two elements
+	// cost 1-3 ms each (98,688 cells: minutes) — else the tree levels and
+	// finalize.
+	K, outWords := prod(r.coll), elemWords(ncell, x.DType.Size())
+	onePassed := r.path(d, K, ncell) == onePass
+	var pf *pipe
+	var fgroups uint64
+	if onePassed {
+		var entry string
+		entry, fgroups = r.onePassEntry(d, K, ncell, outWords)
+		pf, err = d.pipeline(r.spec(entry))
+	} else {
+		pf, err = d.pipeline(r.spec("finalize"))
+		fgroups = groupsFor(outWords)
+	}
+	if err != nil {
+		return nil, err
+	}
 	j := d.begin(op)
 	xb := j.input("x", x.Data)
 	ub := j.input("upstream", upstream.Data)
 	dst := j.outputTensor("grad_x", grad)
-	_, parts, _ := r.levels(j, xb, j.scratch("unused", 4), pl, nil, false)
+	ymax := j.scratch("cell_max", 4*(int(outWords)+2*guardWords))
+	if onePassed {
+		j.dispatch(pf, fgroups, r.bind(j.words("params", r.params(K, 1, true)), xb, xb, j.scratch("unused", 4), ymax)...)
+	} else {
+		params, parts, _ := r.levels(j, xb, ymax, pl, nil, false)
+		j.dispatch(pf, fgroups, r.bind(params, xb, parts, j.scratch("unused", 4), ymax)...)
+	}
 	pb := j.words("params", p2)
 	cnt := j.zeros("tie_count", 4*ncell)
-	j.dispatch(pc, groupsFor(uint64(n)), pb, xb, parts, ub, cnt, dst.buf)
-	j.dispatch(pg, groupsFor(elemWords(n, x.DType.Size())), pb, xb, parts, ub, cnt, dst.buf)
+	j.dispatch(pc, groupsFor(uint64(n)), pb, xb, ymax, ub, cnt, dst.buf)
+	j.dispatch(pg, groupsFor(elemWords(n, x.DType.Size())), pb, xb, ymax, ub, cnt, dst.buf)
 	if err := j.run(); err != nil {
 		return nil, err
 	}

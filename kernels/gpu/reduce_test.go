@@ -723,3 +723,45 @@ func TestMaxToBackwardF64Quotient(t *testing.T) {
 		sameBits(t, fmt.Sprintf("%d ties", ties), got, want)
 	}
 }
+
+// reduce_max_to_backward takes the cells' maxima from reduce_max_to's own
+// path — one pass (`seq` for short cells or, where threads beat trees, for
+// many cells; `rows` for contiguous ones) or the levels and finalize —
+// and equals the CPU bit for bit on each, every half dtype too, with
+// NaN, signed zeros, infinities and ties. (It always took the levels: a
+// workgroup per cell, minutes for 98,688 cells of one or two elements on
+// SwiftShader.)
+func TestMaxToBackwardPaths(t *testing.T) {
+	d := device(t)
+	defer func() { d.forceThreads = false }()
+	r := rand.New(rand.NewSource(5))
+	for _, dt := range []tensor.DType{tensor.F32, tensor.F16, tensor.BF16} {
+		for _, c := range []struct {
+			shape, target []int
+		}{
+			{[]int{64, 6, 3}, []int{64, 6, 1}},     // seq: 3 a cell
+			{[]int{2000, 2}, []int{2000, 1}},       // seq; with threads, many cells
+			{[]int{64, 6, 257}, []int{64, 6, 257}}, // one element a cell
+			{[]int{40, 64}, []int{40, 1}},          // rows: contiguous, 64 a cell
+			{[]int{600, 40}, []int{1, 40}},         // levels: 600 a cell, strided
+			{[]int{7, 5000}, []int{7, 1}},          // levels: long rows
+		} {
+			for _, threads := range []bool{false, true} {
+				d.forceThreads = threads
+				x := specialFloat(r, dt, c.shape, false)
+				up := randFloat(r, dt, c.target, 4)
+				name := fmt.Sprintf("%v%v->%v threads %v", dt, c.shape, c.target, threads)
+				want, err := cpu.ReduceMaxToBackward(x, up, c.target)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := d.ReduceMaxToBackward(x, up, c.target)
+				if err != nil {
+					t.Errorf("%s: %v", name, err)
+					continue
+				}
+				sameBits(t, name, got, want)
+			}
+		}
+	}
+}

@@ -1,6 +1,8 @@
 //! uses: dtype.wgsl cells.wgsl
 // reduce_backward.wgsl — the gradient passes of reduce_max_to_backward.
-// (The forward max per target cell comes from reduce.wgsl `level` with OP = 1.)
+// (The forward max per target cell comes from reduce.wgsl with OP = 1, FIN
+// = 2 — `seq` or `rows` in one pass, or the levels and `finalize` — in its
+// output layout: guarded, two cells a word for halves.)
 //
 // Specialisation: DT (0 f32, 1 f16, 2 bf16).
 //
@@ -15,7 +17,7 @@
 
 @group(0) @binding(0) var<storage, read> P: array<u32>;   // [n_in, rank, shape[8], ostride[8]]
 @group(0) @binding(1) var<storage, read> x: array<u32>;
-@group(0) @binding(2) var<storage, read> parts: array<u32>; // (max bits, index) per target cell
+@group(0) @binding(2) var<storage, read> ymaxw: array<u32>; // the cells' maxima (reduce_max_to's output)
 @group(0) @binding(3) var<storage, read> up: array<u32>;
 @group(0) @binding(4) var<storage, read_write> cnt: array<atomic<u32>>;
 @group(0) @binding(5) var<storage, read_write> dst: array<u32>;
@@ -34,11 +36,13 @@ fn load_up(e: u32) -> u32 {
     return (up[e >> 1u] >> ((e & 1u) * 16u)) & 0xffffu;
 }
 
+// The max of cell o, widened (a cell without a candidate holds the -inf
+// seed, as reduce_max_to gives it).
 fn ymax(o: u32) -> u32 {
-    if (parts[2u * o + 1u] == NONE) {
-        return 0xff800000u;              // -inf seed (compared widened)
+    if (DT == 0u) {
+        return ymaxw[GUARD + o];
     }
-    return wide(parts[2u * o]);
+    return wide((ymaxw[GUARD + (o >> 1u)] >> ((o & 1u) * 16u)) & 0xffffu);
 }
 
 @compute @workgroup_size(256)
