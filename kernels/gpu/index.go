@@ -60,7 +60,7 @@ func (d *Device) prepIndex(c *indexCall, extra ...sized) (n, nIdx int, done bool
 		}
 	}
 	bufs := append([]sized{{"data", inBytes(len(c.data.Data))}, {"indices", inBytes(len(c.idx.Data))},
-		{"out", outBytes(n * c.data.DType.Size())}}, extra...)
+		outSized("out", n*c.data.DType.Size())}, extra...)
 	return n, nIdx, false, d.fits(c.op, bufs...)
 }
 

@@ -151,6 +151,16 @@ func outBytes(n int) uint64 {
 	return 4 * (max(1, (uint64(n)+3)/4) + 2*guardWords)
 }
 
+// outSized is a guarded output of n payload bytes, for fits: its name
+// says the guard words are in its size (an output of exactly the binding
+// limit was refused with a size 128 bytes over it, and no word why).
+func outSized(what string, n int) sized {
+	return sized{what + guardNote, outBytes(n)}
+}
+
+// guardNote follows a guarded output's name in a limit error.
+var guardNote = fmt.Sprintf(" (its data and %d guard bytes)", 4*2*guardWords)
+
 // inBytes is the size of an input buffer of n bytes (input's layout):
 // whole 16-byte units, so that a vec4 view of it (reduce.wgsl's x4) covers
 // the last, partial unit too — past the binding's end robust access reads
@@ -265,6 +275,9 @@ func (j *job) outputInit(what string, payload int, init []byte, guarded, zero bo
 		tail := make([]byte, 4)
 		copy(tail, init[payload&^3:])
 		regions = append(regions, region{uint64(payload &^ 3), tail})
+	}
+	if guarded && !j.checkSize(what+guardNote, size) {
+		return &outBuf{}
 	}
 	b := j.filled(what, size, wgpu.BufferUsageStorage|wgpu.BufferUsageCopySrc|wgpu.BufferUsageCopyDst, zero, regions...)
 	if b == nil {

@@ -167,7 +167,7 @@ func (d *Device) Pad(x *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad, fi
 		tableWords = uint64(nOut/last) + uint64(last)
 	}
 	// Size every buffer before building anything (issue 9, row 4).
-	if err := d.fits(op, sized{"pad_tables", 4 * tableWords}, sized{"input", inBytes(len(x.Data))}, sized{"out", outBytes(nOut * eb)}); err != nil {
+	if err := d.fits(op, sized{"pad_tables", 4 * tableWords}, sized{"input", inBytes(len(x.Data))}, outSized("out", nOut*eb)); err != nil {
 		return nil, err
 	}
 	tabVal := uint32(0)
@@ -253,7 +253,7 @@ func (d *Device) PadBackward(gradOut *tensor.Tensor, mode kernels.Mode, pads []k
 	if nIn == 0 {
 		return tensor.New(dt, inShape), nil
 	}
-	if err := d.fits(op, sized{"shape_buf", 4 * 3 * uint64(len(inShape))}, sized{"grad_out", inBytes(len(gradOut.Data))}, sized{"grad_in", outBytes(nIn * dt.Size())}); err != nil {
+	if err := d.fits(op, sized{"shape_buf", 4 * 3 * uint64(len(inShape))}, sized{"grad_out", inBytes(len(gradOut.Data))}, outSized("grad_in", nIn*dt.Size())); err != nil {
 		return nil, err
 	}
 	gin := &tensor.Tensor{DType: dt, Shape: inShape}
@@ -324,7 +324,7 @@ func (d *Device) MaskedFill(x, mask *tensor.Tensor, fill []byte) (*tensor.Tensor
 		return tensor.New(x.DType, x.Shape), nil
 	}
 	eb := x.DType.Size()
-	if err := d.fits(op, sized{"input", inBytes(len(x.Data))}, sized{"mask", inBytes(len(mask.Data))}, sized{"out", outBytes(len(x.Data))}); err != nil {
+	if err := d.fits(op, sized{"input", inBytes(len(x.Data))}, sized{"mask", inBytes(len(mask.Data))}, outSized("out", len(x.Data))); err != nil {
 		return nil, err
 	}
 	out := &tensor.Tensor{DType: x.DType, Shape: append([]int{}, x.Shape...)}

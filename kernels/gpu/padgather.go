@@ -375,7 +375,7 @@ func (d *Device) PadBackwardGather(gradOut *tensor.Tensor, mode kernels.Mode, pa
 	if err := d.fits(op,
 		sized{"tables", 4 * (padGatherTableWords(in, out, pd, mode) + uint64(listMax))},
 		sized{"grad_out", inBytes(nOut * eb)},
-		sized{"grad_in", outBytes(nIn * eb)},
+		outSized("grad_in", nIn*eb),
 		sized{"state", stateBytes}); err != nil {
 		return nil, err
 	}

@@ -224,7 +224,7 @@ func (r *reduction) check() error {
 // sizes lists the buffers of the call (the first level's partials are the
 // largest scratch), for Device.fits before anything is built.
 func (r *reduction) sizes(outBytesN int, path reducePath) []sized {
-	s := []sized{{"x", inBytes(len(r.x.Data))}, {"out", outBytes(outBytesN)}}
+	s := []sized{{"x", inBytes(len(r.x.Data))}, outSized("out", outBytesN)}
 	if path == onePass {
 		return s // seq, rows: no partials (a 4-byte placeholder)
 	}

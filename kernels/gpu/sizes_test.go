@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math/rand"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -188,5 +189,21 @@ func TestSizeCheckCountsTheChosenPath(t *testing.T) {
 			t.Fatal(err)
 		}
 		sameBits(t, c.name, got, want)
+	}
+}
+
+// An output of exactly the binding limit is refused, its guard words
+// making it 128 bytes larger: the error says so (it quoted a size 128
+// bytes over the limit, and no word why).
+func TestOutputLimitNamesGuards(t *testing.T) {
+	d := device(t)
+	saved := d.info.MaxStorageBufferBindingSize
+	d.info.MaxStorageBufferBindingSize = 1 << 20
+	defer func() { d.info.MaxStorageBufferBindingSize = saved }()
+	x := tensor.New(tensor.F32, []int{1 << 18}) // exactly 1 MiB
+	_, err := d.MaskedFill(x, tensor.New(tensor.BOOL, []int{1 << 18}), make([]byte, 4))
+	var u *kernels.Unavailable
+	if !errors.As(err, &u) || !strings.Contains(err.Error(), "needs out (its data and 128 guard bytes): a 1048704-byte storage buffer") {
+		t.Errorf("masked_fill of f32[2^18] under a 1 MiB limit: %v", err)
 	}
 }
