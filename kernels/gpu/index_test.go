@@ -198,10 +198,11 @@ func TestIndexOutOfRangeCaughtOnGPU(t *testing.T) {
 func TestIndexErrorsMatchCPU(t *testing.T) {
 	d := device(t)
 	data := tensor.New(tensor.F32, []int{3, 4})
-	cases := []struct {
+	type errCase struct {
 		name string
 		g, c func() error
-	}{
+	}
+	cases := []errCase{
 		{"indices rank", func() error { _, e := d.IndexSelect(data, tensor.New(tensor.U32, []int{1, 1}), 0); return e }, func() error { _, e := cpu.IndexSelect(data, tensor.New(tensor.U32, []int{1, 1}), 0); return e }},
 		{"dim", func() error { _, e := d.Gather(data, tensor.New(tensor.U32, []int{1, 1}), 5); return e }, func() error { _, e := cpu.Gather(data, tensor.New(tensor.U32, []int{1, 1}), 5); return e }},
 		{"gather larger", func() error { _, e := d.Gather(data, tensor.New(tensor.U32, []int{4, 1}), 1); return e }, func() error { _, e := cpu.Gather(data, tensor.New(tensor.U32, []int{4, 1}), 1); return e }},
@@ -235,10 +236,7 @@ func TestIndexErrorsMatchCPU(t *testing.T) {
 		{[]int{3, 0}, []int{3, 2}, tensor.F16, 1},
 	} {
 		base, idx, src := tensor.New(e.dt, e.base), tensor.New(tensor.U32, e.idx), tensor.New(e.dt, e.idx)
-		cases = append(cases, struct {
-			name string
-			g, c func() error
-		}{fmt.Sprintf("scatter_add into %v along %d", e.base, e.dim),
+		cases = append(cases, errCase{fmt.Sprintf("scatter_add into %v along %d", e.base, e.dim),
 			func() error { _, err := d.ScatterAdd(base, idx, src, e.dim); return err },
 			func() error { _, err := cpu.ScatterAdd(base, idx, src, e.dim); return err }})
 		if len(e.idx) == 1 || e.dim == 0 {
@@ -246,10 +244,7 @@ func TestIndexErrorsMatchCPU(t *testing.T) {
 		}
 		src2 := tensor.New(e.dt, []int{e.base[0], 1})
 		idx2 := tensor.New(tensor.U32, []int{1})
-		cases = append(cases, struct {
-			name string
-			g, c func() error
-		}{fmt.Sprintf("index_add into %v along %d", e.base, e.dim),
+		cases = append(cases, errCase{fmt.Sprintf("index_add into %v along %d", e.base, e.dim),
 			func() error { _, err := d.IndexAdd(base, idx2, src2, e.dim); return err },
 			func() error { _, err := cpu.IndexAdd(base, idx2, src2, e.dim); return err }})
 	}

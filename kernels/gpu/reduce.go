@@ -256,16 +256,22 @@ const (
 // threads beat trees), else `rows` (one workgroup per output word,
 // contiguous segments).
 func (r *reduction) onePassEntry(d *Device, K, nseg int, outWords uint64) (string, uint64) {
-	if K <= seqMax || d.threadsOverTrees() && nseg >= seqSegsEmulated {
+	if seqPass(d, K, nseg) {
 		return "seq", groupsFor(outWords)
 	}
 	return "rows", outWords
 }
 
+// seqPass: `seq` takes the reduction (short segments, or many segments
+// where threads beat trees).
+func seqPass(d *Device, K, nseg int) bool {
+	return K <= seqMax || d.threadsOverTrees() && nseg >= seqSegsEmulated
+}
+
 // path is the way reduce runs r: K reduced elements into nseg segments.
 func (r *reduction) path(d *Device, K, nseg int) reducePath {
 	switch {
-	case K <= seqMax || d.threadsOverTrees() && nseg >= seqSegsEmulated || r.rows():
+	case seqPass(d, K, nseg) || r.rows():
 		return onePass
 	case r.bulk():
 		return bulkLevels
@@ -665,7 +671,15 @@ func (d *Device) ReduceMaxToBackward(x, upstream *tensor.Tensor, target []int) (
 	if n == 0 {
 		return tensor.New(x.DType, x.Shape), nil
 	}
-	if err := d.fits(op, append(r.sizes(len(x.Data), treeLevels), sized{"upstream", inBytes(len(upstream.Data))}, sized{"tie_count", 4 * uint64(ncell)})...); err != nil {
+	// The cells' maxima come from reduce_max_to's one pass where the
+	// forward takes one (not on F64), else from the tree levels (never a
+	// bulk level).
+	K, outWords := prod(r.coll), elemWords(ncell, x.DType.Size())
+	path := treeLevels
+	if !r.f64() && r.path(d, K, ncell) == onePass {
+		path = onePass
+	}
+	if err := d.fits(op, append(r.sizes(len(x.Data), path), sized{"upstream", inBytes(len(upstream.Data))}, sized{"tie_count", 4 * uint64(ncell)})...); err != nil {
 		return nil, err
 	}
 	grad := &tensor.Tensor{DType: x.DType, Shape: append([]int{}, x.Shape...)}
@@ -709,8 +723,7 @@ func (d *Device) ReduceMaxToBackward(x, upstream *tensor.Tensor, target []int) (
 	// one — on SwiftShader a workgroup per cell of one or two elements
 	// cost 1-3 ms each (98,688 cells: minutes) — else the tree levels and
 	// finalize.
-	K, outWords := prod(r.coll), elemWords(ncell, x.DType.Size())
-	onePassed := r.path(d, K, ncell) == onePass
+	onePassed := path == onePass
 	var pf *pipe
 	var fgroups uint64
 	if onePassed {
