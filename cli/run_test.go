@@ -262,3 +262,38 @@ func TestBackendChoices(t *testing.T) {
 		}
 	}
 }
+
+// A float fill is rounded once from its decimal text: through f32 first,
+// F16 2049.0000001 filled 2048 (0x6800) where NumPy's np.float16 gives the
+// nearest, 2050 (0x6801); BF16 257.00001 filled 256, not 258.
+func TestRunHalfFillRoundsOnce(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "o.npy")
+	for _, c := range []struct {
+		dt    tensor.DType
+		value string
+		bits  uint16
+	}{
+		{tensor.F16, "2049.0000001", 0x6801}, {tensor.F16, "1.0004882813", 0x3C01},
+		{tensor.BF16, "257.00001", 0x4381}, {tensor.BF16, "1.0039062501", 0x3F81},
+		{tensor.F16, "2049", 0x6800},
+	} {
+		in := writeNpy(t, dir, "x.npy", tensor.New(c.dt, []int{1}))
+		args := []string{"run", "pad", "--mode", "constant", "--padding", "1:0", "--value", c.value, "-i", "x=" + in, "-o", out}
+		if c.dt == tensor.BF16 {
+			args = append(args, "--dtype", "bf16") // .npy has no bf16: its bits travel as <u2
+		}
+		code, _, errOut := runMain(args...)
+		if code != 0 {
+			t.Fatalf("%s into %s: exit %d, %s", c.value, c.dt, code, errOut)
+		}
+		b, _ := os.ReadFile(out)
+		y, err := tensor.ReadNpyBytes(b, c.dt == tensor.BF16)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := uint16(y.Data[0]) | uint16(y.Data[1])<<8; got != c.bits {
+			t.Errorf("--value %s into %s filled %#04x, want %#04x", c.value, c.dt, got, c.bits)
+		}
+	}
+}

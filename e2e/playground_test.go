@@ -49,6 +49,10 @@ var runCases = []runCase{
 	{"pad/constant", "pad", []string{"--mode", "constant", "--padding", "1:2,2:1", "--value", "7"}, func(t *testing.T) map[string]*tensor.Tensor {
 		return map[string]*tensor.Tensor{"x": tensorOf(t, tensor.F32, []int{3, 4})}
 	}},
+	// a fill just past an F16 tie, rounded once from its text (2050, not 2048)
+	{"pad/constant-F16-fill", "pad", []string{"--mode", "constant", "--padding", "1:1,0:1", "--value", "2049.0000001"}, func(t *testing.T) map[string]*tensor.Tensor {
+		return map[string]*tensor.Tensor{"x": tensorOf(t, tensor.F16, []int{2, 3})}
+	}},
 	{"pad/reflect", "pad", []string{"--mode", "reflect", "--padding", "2:2,1:3"}, func(t *testing.T) map[string]*tensor.Tensor {
 		return map[string]*tensor.Tensor{"x": tensorOf(t, tensor.F32, []int{3, 4})}
 	}},

@@ -242,7 +242,7 @@ func Encode(dt DType, v float64) []byte {
 	case I64:
 		binary.LittleEndian.PutUint64(b, uint64(int64(v)))
 	case F16, BF16:
-		binary.LittleEndian.PutUint16(b, HalfFromF64(dt, v))
+		binary.LittleEndian.PutUint16(b, HalfNearestF64(dt, v))
 	case F32:
 		binary.LittleEndian.PutUint32(b, math.Float32bits(float32(v)))
 	case F64:
