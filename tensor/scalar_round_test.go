@@ -113,8 +113,8 @@ func TestScalarFillNearest(t *testing.T) {
 		{"257.00001", BF16, 0x4381}, // 258
 		{"1.0039062501", BF16, 0x3F81},
 		{"2049", F16, 0x6800}, // a tie: to even
-		{"1e-8", F16, 0x0000},  // below half of F16's smallest subnormal
-		{"3e-8", F16, 0x0001},  // above it
+		{"1e-8", F16, 0x0000}, // below half of F16's smallest subnormal
+		{"3e-8", F16, 0x0001}, // above it
 		{"-1e-30", F16, 0x8000},
 		{"65504.00000000000001", F16, 0x7bff},
 	} {
