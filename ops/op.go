@@ -178,6 +178,11 @@ func (o *Op) CheckInputs(c *kernels.Call) error {
 		if t == nil { // a Go caller's nil tensor under the name
 			return o.needs(in.Name)
 		}
+		// a Go caller's tensor built by hand, or one given back with
+		// Release: its bytes must be its shape's, before a kernel reads them
+		if err := t.Check(); err != nil {
+			return kernels.Usagef("%s: input %s: %v", o.Name, in.Name, err)
+		}
 		if in.DTypes != nil && !hasDType(in.DTypes, t.DType) {
 			return kernels.Violatef(o.Name, "%s has dtype %s (contract: %s dtypes %s)", in.Name, t.DType, in.Name, kernels.FormatDTypes(in.DTypes))
 		}
