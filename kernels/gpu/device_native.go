@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"strconv"
@@ -211,9 +212,25 @@ var (
 // with "Unknown gles3 minor version" on the second OpenNative).
 func vulkanInstance() *wgpu.Instance {
 	instOnce.Do(func() {
+		quietDrivers()
 		instance = wgpu.CreateInstance(&wgpu.InstanceDescriptor{Backends: wgpu.InstanceBackendVulkan})
 	})
 	return instance
+}
+
+// quietDrivers keeps wgpu's and Mesa's chatter off the program's stderr:
+// warnings below errors ("Unable to find extension:
+// VK_EXT_swapchain_colorspace") and the window-system probe's complaint
+// when XDG_RUNTIME_DIR is unset, which a compute-only library never needs.
+// An unset XDG_RUNTIME_DIR is set to a private directory of this user's.
+func quietDrivers() {
+	wgpu.SetLogLevel(wgpu.LogLevelError)
+	if os.Getenv("XDG_RUNTIME_DIR") == "" {
+		dir := filepath.Join(os.TempDir(), fmt.Sprintf("fkc-runtime-%d", os.Getuid()))
+		if os.MkdirAll(dir, 0o700) == nil && os.Chmod(dir, 0o700) == nil {
+			os.Setenv("XDG_RUNTIME_DIR", dir)
+		}
+	}
 }
 
 // OpenNative opens the first Vulkan adapter through wgpu-native (the Vulkan
