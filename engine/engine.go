@@ -21,6 +21,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/fkc-playground/fkc/contract"
 	"github.com/fkc-playground/fkc/contracts"
@@ -249,7 +250,60 @@ func (e *Engine) Check(c *kernels.Call) (*ops.Op, []int, tensor.DType, error) {
 	if err := e.checkSize(o.Name, shape, dt); err != nil {
 		return nil, nil, 0, err
 	}
+	if c.Out != nil {
+		if err := checkOwned(o, c, shape, dt); err != nil {
+			return nil, nil, 0, err
+		}
+	}
 	return o, shape, dt, nil
+}
+
+// RunInto is Run with the result written into out, a tensor the caller
+// owns (NumPy's and PyTorch's out=): out must have the call's output shape
+// and dtype and share no bytes with an input. The CPU kernels write there
+// directly; any other implementation's result is copied in. On an error
+// out's contents are unspecified (an index kernel may have begun).
+func (e *Engine) RunInto(b Backend, c *kernels.Call, out *tensor.Tensor) (*Result, error) {
+	if c == nil {
+		return nil, kernels.Usagef("no call (a nil *kernels.Call)")
+	}
+	if out == nil {
+		return nil, kernels.Usagef("%s: RunInto needs an output tensor (nil given; Run allocates one)", c.Op)
+	}
+	w := *c
+	w.Out = out
+	res, err := e.Run(b, &w)
+	if err != nil {
+		return nil, err
+	}
+	res.Call = c
+	return res, nil
+}
+
+// checkOwned checks a caller's output tensor against the call's output.
+func checkOwned(o *ops.Op, c *kernels.Call, shape []int, dt tensor.DType) error {
+	out := c.Out
+	if err := out.Check(); err != nil {
+		return kernels.Usagef("%s: the output tensor: %v", o.Name, err)
+	}
+	if out.DType != dt || !slices.Equal(out.Shape, shape) {
+		return kernels.Usagef("%s: the output tensor is %s%v; this call's output is %s%v", o.Name, out.DType, out.Shape, dt, shape)
+	}
+	for _, in := range o.Inputs {
+		if t := c.Inputs[in.Name]; t != nil && overlaps(t.Data, out.Data) {
+			return kernels.Usagef("%s: the output tensor shares bytes with input %s (a kernel reads an input while it writes the output; pass a separate tensor)", o.Name, in.Name)
+		}
+	}
+	return nil
+}
+
+// overlaps reports whether two byte slices share memory.
+func overlaps(a, b []byte) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return false
+	}
+	pa, pb := uintptr(unsafe.Pointer(unsafe.SliceData(a))), uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	return pa < pb+uintptr(len(b)) && pb < pa+uintptr(len(a))
 }
 
 func (e *Engine) checkSize(op string, shape []int, dt tensor.DType) error {
@@ -409,6 +463,12 @@ func (e *Engine) RunBinding(b *registry.Binding, c *kernels.Call) (res *Result, 
 	out, err := l.Impl(c)
 	if err != nil {
 		return nil, err
+	}
+	if c.Out != nil && out != c.Out {
+		// an implementation that allocates its own result (a GPU read-back,
+		// a reference walk): the caller's tensor receives it
+		copy(c.Out.Data, out.Data)
+		out = c.Out
 	}
 	return &Result{Out: out, Call: c, Binding: b, Kernel: b.Kernel.Name, Provider: b.Doc.Provider.Name, Backend: b.Backend}, nil
 }

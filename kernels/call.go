@@ -23,6 +23,11 @@ type Call struct {
 	Op     string
 	Inputs map[string]*tensor.Tensor
 	Params
+	// Out, when set, is the caller's tensor for the result (engine.RunInto
+	// checks its shape and dtype and that no input shares its bytes): an
+	// implementation that can writes the result there and returns it; one
+	// that returns another tensor has it copied in by the engine.
+	Out *tensor.Tensor
 }
 
 // In returns the operand called name (nil when absent).
