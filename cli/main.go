@@ -192,7 +192,10 @@ func runHelp(w io.Writer) {
 	for _, f := range ops.Flags {
 		fmt.Fprintf(w, "  --%-8s %s\n", f.Name, f.Help)
 	}
-	fmt.Fprintln(w, "\ndims are 0-based; --padding is in axis order, e.g. 0:0,0:0,2:2,2:2.")
+	fmt.Fprintln(w, "\ndims are 0-based, and a negative one counts from the end (-1 is the last axis), as in NumPy and PyTorch;")
+	fmt.Fprintln(w, "--padding is in axis order, e.g. 0:0,0:0,2:2,2:2.")
+	fmt.Fprintln(w, "index inputs (indices, ids) may be <u4, <i4 or <i8 (NumPy's default integer): I32 and I64 are converted to U32,")
+	fmt.Fprintln(w, "every value checked first; the kernel line says so (\"; indices I64 → U32\").")
 	fmt.Fprintln(w, "--dtype bf16 reads <u2 inputs as bf16 bit patterns and writes bf16 outputs as <u2.")
 	fmt.Fprintln(w, "--kernel PROVIDER/NAME runs that contract kernel instead of the one dispatch picks (fkc contracts lists them).")
 	fmt.Fprintln(w, "--backend gpu is vulkan; -i and -o may be written --input and --out.")

@@ -25,7 +25,7 @@ func TestCompareOwnOrder(t *testing.T) {
 				x.F64()[i] = v
 			}
 		}
-		c := &kernels.Call{Op: "sum", Inputs: map[string]*tensor.Tensor{"x": x}, Params: kernels.Params{Dim: -1}}
+		c := &kernels.Call{Op: "sum", Inputs: map[string]*tensor.Tensor{"x": x}, Params: kernels.Params{Dim: kernels.NoDim}}
 		got, err := cpu.SumAllBlocked(x)
 		if err != nil {
 			t.Fatal(err)
