@@ -196,4 +196,5 @@ func runHelp(w io.Writer) {
 	fmt.Fprintln(w, "--dtype bf16 reads <u2 inputs as bf16 bit patterns and writes bf16 outputs as <u2.")
 	fmt.Fprintln(w, "--kernel PROVIDER/NAME runs that contract kernel instead of the one dispatch picks (fkc contracts lists them).")
 	fmt.Fprintln(w, "--backend gpu is vulkan; -i and -o may be written --input and --out.")
+	fmt.Fprintln(w, "Flags may come before OP too: fkc run -o out.npy sum -i x=in.npy.")
 }
