@@ -36,6 +36,7 @@ var commands = []command{
 		"GB/s per kernel from the contract's bytes_moved"},
 	{"judge", "judge [--backend cpu|vulkan] [--kernel PROVIDER/NAME]... [--dtype D] [--budget 60s] [--clock auto|wall] [--json] [-o report.json]",
 		"the measured cost (overhead, bandwidth, % of the copy ceiling) of every linked kernel on this device"},
+	{"version", "version", "the module version, VCS revision and Go toolchain this binary was built from (also fkc --version)"},
 }
 
 func commandOf(name string) command {

@@ -233,6 +233,24 @@ func quietDrivers() {
 	}
 }
 
+// noAdapterHint says why no adapter was found and what to do. Under an
+// address-space limit (ulimit -v) a Vulkan driver that is installed fails
+// the same way as none: Mesa lavapipe maps about 2 GiB (LLVM and a thread
+// pool), and wgpu reports only that no adapter initialized.
+func noAdapterHint(limit uint64, limited bool) string {
+	const install = "install a Vulkan driver, e.g. Mesa lavapipe: apt-get install mesa-vulkan-drivers"
+	if !limited {
+		return " (" + install + ")"
+	}
+	return limitHint(limit) + "; without a limit, this error means no Vulkan driver is installed (" + install + ")"
+}
+
+// limitHint names the address-space limit a driver failed under.
+func limitHint(limit uint64) string {
+	return fmt.Sprintf(": the Vulkan driver could not map its memory under this process's address-space limit of %d MiB "+
+		"(RLIMIT_AS, ulimit -v %d): raise it (ulimit -v unlimited; Mesa lavapipe needs about 2 GiB)", limit>>20, limit>>10)
+}
+
 // OpenNative opens the first Vulkan adapter through wgpu-native (the Vulkan
 // backend is forced: no GL or other fallback). The device is requested with
 // the adapter's own limits so large buffers work on real GPUs.
@@ -248,7 +266,7 @@ func OpenNative() (*Device, error) {
 		if err == nil {
 			err = errors.New("no adapter returned")
 		}
-		return nil, fmt.Errorf("no Vulkan adapter found: %v (install a Vulkan driver, e.g. Mesa lavapipe: apt-get install mesa-vulkan-drivers)", err)
+		return nil, fmt.Errorf("no Vulkan adapter found: %v%s", err, noAdapterHint(addressSpaceLimit()))
 	}
 	ai := ad.GetInfo()
 	if ai.BackendType != wgpu.BackendTypeVulkan {
@@ -292,7 +310,11 @@ func OpenNative() (*Device, error) {
 	})
 	if err != nil {
 		ad.Release()
-		return nil, fmt.Errorf("gpu: request device on %q: %v", ai.Name, err)
+		hint := ""
+		if lim, limited := addressSpaceLimit(); limited {
+			hint = limitHint(lim) // a driver may find the adapter, then fail to map the device's memory
+		}
+		return nil, fmt.Errorf("gpu: request device on %q: %v%s", ai.Name, err, hint)
 	}
 	d.dev = dev
 	d.queue = dev.GetQueue()
