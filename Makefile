@@ -26,9 +26,10 @@ wasm:
 	gzip -9 -k -f $(STATIC)/app.wasm
 
 # The native CLI (cgo: links wgpu-native; slow to link, so built once here
-# and reused by the tests through FKC_BIN).
+# and reused by the tests through FKC_BIN). -buildvcs=auto: fkc version
+# names the commit even where GOFLAGS says -buildvcs=false.
 fkc:
-	$(GO) build -o bin/fkc ./cmd/fkc
+	$(GO) build -buildvcs=auto -o bin/fkc ./cmd/fkc
 
 deps:
 	@bash scripts/setup-test-deps.sh

@@ -219,12 +219,15 @@ func vulkanInstance() *wgpu.Instance {
 }
 
 // quietDrivers keeps wgpu's and Mesa's chatter off the program's stderr:
-// warnings below errors ("Unable to find extension:
-// VK_EXT_swapchain_colorspace") and the window-system probe's complaint
-// when XDG_RUNTIME_DIR is unset, which a compute-only library never needs.
-// An unset XDG_RUNTIME_DIR is set to a private directory of this user's.
+// wgpu's log ("Unable to find extension: VK_EXT_swapchain_colorspace";
+// "enumerate_adapters: Initialization of an object has failed" beside the
+// error OpenNative returns) and the window-system probe's complaint when
+// XDG_RUNTIME_DIR is unset, which a compute-only library never needs.
+// Every wgpu error reaches the caller as a Go error (error scopes, request
+// results), so its log would only repeat it. An unset XDG_RUNTIME_DIR is
+// set to a private directory of this user's.
 func quietDrivers() {
-	wgpu.SetLogLevel(wgpu.LogLevelError)
+	wgpu.SetLogLevel(wgpu.LogLevelOff)
 	if os.Getenv("XDG_RUNTIME_DIR") == "" {
 		dir := filepath.Join(os.TempDir(), fmt.Sprintf("fkc-runtime-%d", os.Getuid()))
 		if os.MkdirAll(dir, 0o700) == nil && os.Chmod(dir, 0o700) == nil {
