@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/fkc-playground/fkc/engine"
@@ -31,6 +32,9 @@ type GPU struct {
 	Devices func(w io.Writer) error
 	// Open acquires a GPU device, and a function that releases it.
 	Open func() (engine.Device, func(), error)
+	// Quiet, when set, keeps the driver's own log off stderr: a lab
+	// kernel's compile error is reported once, at the user's line.
+	Quiet func()
 }
 
 // usage is fkc's usage: every subcommand's usage line (the one its -h
@@ -80,13 +84,17 @@ func Main(args []string, stdout, stderr io.Writer, cfg Config) int {
 		return benchCmd(rest, stdout, stderr, cfg)
 	case "judge":
 		return judgeCmd(rest, stdout, stderr, cfg)
+	case "lab":
+		return labCmd(rest, stdout, stderr, cfg)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage())
 		return 0
 	}
-	names := make([]string, len(commands))
-	for i, c := range commands {
-		names[i] = c.name
+	var names []string
+	for _, c := range commands {
+		if n, _, _ := strings.Cut(c.name, " "); !slices.Contains(names, n) {
+			names = append(names, n)
+		}
 	}
 	return fail(stderr, kernels.Usagef("unknown command %q (the commands: %s; fkc help describes them)", cmd, strings.Join(names, " ")))
 }

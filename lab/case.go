@@ -2,7 +2,6 @@ package lab
 
 import (
 	"encoding/binary"
-	"fmt"
 	"math/rand"
 	"slices"
 
@@ -66,7 +65,7 @@ func (k *Kernel) Derive(seed int64, random int) []*Case {
 				out = append(out, &Case{Call: c, DType: dt, Variant: v, Note: note})
 			}
 			for _, c := range edges {
-				add(c, "edge: "+shapeNote(o, c))
+				add(c, "edge")
 			}
 			if dt.IsFloat() {
 				for i, c := range edges {
@@ -353,9 +352,4 @@ func withSpecials(o *ops.Op, c *kernels.Call, rng *rand.Rand) *kernels.Call {
 		s.Inputs[in.Name] = u
 	}
 	return &s
-}
-
-// shapeNote says what an edge case's shapes are: "x=F32[3,65] --dim 1".
-func shapeNote(o *ops.Op, c *kernels.Call) string {
-	return fmt.Sprint(describe(c))
 }

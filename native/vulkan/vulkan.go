@@ -38,6 +38,7 @@ func GPU() *cli.GPU {
 			}
 			return d, d.Close, nil
 		},
+		Quiet: func() { wgpu.SetLogLevel(wgpu.LogLevelOff) },
 	}
 }
 
