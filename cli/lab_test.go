@@ -182,7 +182,6 @@ func TestLabCheckExitCodes(t *testing.T) {
 	}
 }
 
-
 // fkc lab bench times the plain kernel beside the built-in one, checks
 // its output again, and exits 0.
 func TestLabBench(t *testing.T) {
