@@ -198,7 +198,10 @@ func Measure(e *engine.Engine, b engine.Backend, name, kernel string, c *kernels
 		r.Error = fmt.Sprintf("%s: %v", res.Kernel, err)
 		return r
 	}
-	bind := res.Binding
+	// The timed runs take the call as it ran, resolved (a negative dim
+	// counted, I64 indices converted to U32): the conversion is not the
+	// kernel's time.
+	bind, c := res.Binding, res.Call
 	res = nil // the first run's output is garbage from here on
 	quiet := 0
 	if mappedBytes() < before+settleGrow {

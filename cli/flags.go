@@ -42,6 +42,7 @@ var commands = []command{
 		"your WGSL kernel timed beside the built-in kernel on the same inputs (median, GB/s, the physical floor)"},
 	{"judge", "judge [--backend cpu|vulkan] [--kernel PROVIDER/NAME]... [--dtype D] [--budget 60s] [--clock auto|wall] [--json] [-o report.json]",
 		"the measured cost (overhead, bandwidth, % of the copy ceiling) of every linked kernel on this device"},
+	{"version", "version", "the module version, VCS revision and Go toolchain this binary was built from (also fkc --version)"},
 }
 
 func commandOf(name string) command {

@@ -47,7 +47,7 @@ func TestFlagErrorsOneForm(t *testing.T) {
 		{[]string{"fmt", "--x", "f.md"}, 2, "fmt: unknown flag -x (its flags: -l -w)"},
 		{[]string{"fmt"}, 2, "fmt: needs a FILE or DIR (usage: fkc fmt [-w] [-l] FILE|DIR...)"},
 		{[]string{"devices", "--all"}, 2, "devices: unknown flag --all (it takes no flags)"},
-		{[]string{"frob"}, 2, `unknown command "frob" (the commands: contracts lint fmt devices run verify bench lab judge;`},
+		{[]string{"frob"}, 2, `unknown command "frob" (the commands: contracts lint fmt devices run verify bench lab judge version;`},
 		{[]string{"lint", nope}, 1, "lint: " + nope + ": no such file or directory"},
 		{[]string{"contracts", nope}, 1, "contracts: " + nope + ": no such file or directory"},
 		{[]string{"fmt", "-w", nope}, 1, "fmt: " + nope + ": no such file or directory"},

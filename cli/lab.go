@@ -152,9 +152,6 @@ func openLab(cfg Config, timeout time.Duration) (*engine.Engine, kernels.LabDevi
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if cfg.GPU.Quiet != nil {
-		cfg.GPU.Quiet()
-	}
 	d, closeFn, err := cfg.GPU.Open()
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("backend vulkan: %v", err)
@@ -348,6 +345,14 @@ func labRun(r *runArgs, call *kernels.Call, stdout, stderr io.Writer, cfg Config
 	if err != nil {
 		return fail(stderr, err)
 	}
+	o, err := ops.Get(call.Op)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	// NumPy's habits (a negative dim, I64 indices) resolved as engine.Check does.
+	if call, _, err = o.Resolve(call); err != nil {
+		return fail(stderr, err)
+	}
 	match := verify.Contract
 	if r.kernel != "" {
 		k, err := labKernel(r.kernel, cfg)
@@ -356,7 +361,6 @@ func labRun(r *runArgs, call *kernels.Call, stdout, stderr io.Writer, cfg Config
 		}
 		served := false
 		for _, v := range k.Variants {
-			o, _ := ops.Get(call.Op)
 			served = served || v == o.Variant(&call.Params)
 		}
 		if !served {

@@ -8,6 +8,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -32,9 +34,6 @@ type GPU struct {
 	Devices func(w io.Writer) error
 	// Open acquires a GPU device, and a function that releases it.
 	Open func() (engine.Device, func(), error)
-	// Quiet, when set, keeps the driver's own log off stderr: a lab
-	// kernel's compile error is reported once, at the user's line.
-	Quiet func()
 }
 
 // usage is fkc's usage: every subcommand's usage line (the one its -h
@@ -86,6 +85,15 @@ func Main(args []string, stdout, stderr io.Writer, cfg Config) int {
 		return judgeCmd(rest, stdout, stderr, cfg)
 	case "lab":
 		return labCmd(rest, stdout, stderr, cfg)
+	case "version", "--version":
+		if err := flagsOnly(newFlags("version"), rest, stdout); err == errHelp {
+			return 0
+		} else if err != nil {
+			return fail(stderr, err)
+		}
+		bi, ok := debug.ReadBuildInfo()
+		fmt.Fprintln(stdout, versionLine(bi, ok))
+		return 0
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage())
 		return 0
@@ -97,6 +105,38 @@ func Main(args []string, stdout, stderr io.Writer, cfg Config) int {
 		}
 	}
 	return fail(stderr, kernels.Usagef("unknown command %q (the commands: %s; fkc help describes them)", cmd, strings.Join(names, " ")))
+}
+
+// versionLine is what fkc version prints: the main module's version
+// ("(devel)" when built from a checkout), the VCS revision, whether the
+// tree had uncommitted changes and the commit's time, as go build stamps
+// them, then the Go toolchain and the platform. A binary built without VCS
+// stamping (-buildvcs=false, or outside a checkout) says so.
+func versionLine(bi *debug.BuildInfo, ok bool) string {
+	if !ok {
+		return fmt.Sprintf("fkc: no build information (%s %s/%s)", runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	}
+	v := bi.Main.Version
+	if v == "" {
+		v = "(unknown)"
+	}
+	set := map[string]string{}
+	for _, s := range bi.Settings {
+		set[s.Key] = s.Value
+	}
+	line := "fkc " + v
+	if rev := set["vcs.revision"]; rev != "" {
+		line += " " + set["vcs"] + " " + rev
+		if set["vcs.modified"] == "true" {
+			line += " (modified)"
+		}
+		if t := set["vcs.time"]; t != "" {
+			line += " " + t
+		}
+	} else if v == "(devel)" {
+		line += " (no VCS revision recorded: built with -buildvcs=false or outside a git checkout)"
+	}
+	return fmt.Sprintf("%s %s %s/%s", line, bi.GoVersion, runtime.GOOS, runtime.GOARCH)
 }
 
 func devices(stdout, stderr io.Writer, gpu *GPU) int {
@@ -200,8 +240,12 @@ func runHelp(w io.Writer) {
 	for _, f := range ops.Flags {
 		fmt.Fprintf(w, "  --%-8s %s\n", f.Name, f.Help)
 	}
-	fmt.Fprintln(w, "\ndims are 0-based; --padding is in axis order, e.g. 0:0,0:0,2:2,2:2.")
+	fmt.Fprintln(w, "\ndims are 0-based, and a negative one counts from the end (-1 is the last axis), as in NumPy and PyTorch;")
+	fmt.Fprintln(w, "--padding is in axis order, e.g. 0:0,0:0,2:2,2:2.")
+	fmt.Fprintln(w, "index inputs (indices, ids) may be <u4, <i4 or <i8 (NumPy's default integer): I32 and I64 are converted to U32,")
+	fmt.Fprintln(w, "every value checked first; the kernel line says so (\"; indices I64 → U32\").")
 	fmt.Fprintln(w, "--dtype bf16 reads <u2 inputs as bf16 bit patterns and writes bf16 outputs as <u2.")
 	fmt.Fprintln(w, "--kernel PROVIDER/NAME runs that contract kernel instead of the one dispatch picks (fkc contracts lists them).")
 	fmt.Fprintln(w, "--backend gpu is vulkan; -i and -o may be written --input and --out.")
+	fmt.Fprintln(w, "Flags may come before OP too: fkc run -o out.npy sum -i x=in.npy.")
 }

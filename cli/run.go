@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/fkc-playground/fkc/engine"
@@ -24,13 +25,58 @@ type runArgs struct {
 	opArgs          []string          // the op's flags (and --dtype), for ops.Parse
 }
 
-// parseRun splits `fkc run OP …` into the run-level flags (--backend,
-// --kernel, -i, -o; each at most once, -i once per operand) and the op's
-// own flags, which ops.Parse reads strictly.
+// splitOp finds the op in `fkc run [flags] OP [flags]` and returns the
+// flags around it, in order. Every flag of run takes a value (the run
+// level's, --dtype and the op flags), so the op is the first argument that
+// is neither a flag nor the value of one: `fkc run -o o.npy sum -i x=x.npy`
+// reads as `fkc run sum -o o.npy -i x=x.npy`, as `go test -run X ./pkg`
+// takes flags before its package. A flag before the op that run does not
+// know (its value cannot be told from the op) is refused by name.
+func splitOp(args []string) (op string, rest []string, err error) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "-h" || a == "--help" {
+			return "", nil, errHelp
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			return a, append(slices.Clip(args[:i]), args[i+1:]...), nil
+		}
+		name, _, hasEq := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !runFlag(name) {
+			return "", nil, kernels.Usagef("run: unknown flag %s before the op (the op comes first: fkc run OP [flags]; fkc run --help lists the ops and their flags)", a)
+		}
+		if !hasEq {
+			i++ // its value
+		}
+	}
+	return "", nil, kernels.Usagef("run: needs an OP (fkc run --help lists the ops and their flags)")
+}
+
+// runFlag reports a flag name `fkc run` takes: its own, --dtype, or an op
+// flag (each op checks its own).
+func runFlag(name string) bool {
+	switch name {
+	case "backend", "kernel", "o", "out", "i", "input", "dtype":
+		return true
+	}
+	for _, f := range ops.Flags {
+		if f.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// parseRun splits `fkc run [flags] OP [flags]` into the run-level flags
+// (--backend, --kernel, -i, -o; each at most once, -i once per operand)
+// and the op's own flags, which ops.Parse reads strictly.
 func parseRun(args []string) (*runArgs, error) {
-	r := &runArgs{op: args[0], backend: engine.CPU, inputs: map[string]string{}}
+	op, rest, err := splitOp(args)
+	if err != nil {
+		return nil, err
+	}
+	r := &runArgs{op: op, backend: engine.CPU, inputs: map[string]string{}}
 	seen := map[string]bool{}
-	rest := args[1:]
 	for i := 0; i < len(rest); i++ {
 		a := rest[i]
 		name, val, hasEq := strings.Cut(a, "=")
@@ -112,15 +158,8 @@ func parseRun(args []string) (*runArgs, error) {
 	return r, nil
 }
 
-// run implements `fkc run OP …`.
+// run implements `fkc run [flags] OP [flags]`.
 func run(args []string, stdout, stderr io.Writer, cfg Config) int {
-	if len(args) == 0 {
-		return fail(stderr, kernels.Usagef("run: needs an OP (fkc run --help lists the ops and their flags)"))
-	}
-	if args[0] == "-h" || args[0] == "--help" {
-		runHelp(stdout)
-		return 0
-	}
 	r, err := parseRun(args)
 	if err == errHelp {
 		runHelp(stdout)

@@ -262,3 +262,109 @@ func TestBackendChoices(t *testing.T) {
 		}
 	}
 }
+
+// A float fill is rounded once from its decimal text: through f32 first,
+// F16 2049.0000001 filled 2048 (0x6800) where NumPy's np.float16 gives the
+// nearest, 2050 (0x6801); BF16 257.00001 filled 256, not 258.
+func TestRunHalfFillRoundsOnce(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "o.npy")
+	for _, c := range []struct {
+		dt    tensor.DType
+		value string
+		bits  uint16
+	}{
+		{tensor.F16, "2049.0000001", 0x6801}, {tensor.F16, "1.0004882813", 0x3C01},
+		{tensor.BF16, "257.00001", 0x4381}, {tensor.BF16, "1.0039062501", 0x3F81},
+		{tensor.F16, "2049", 0x6800},
+	} {
+		in := writeNpy(t, dir, "x.npy", tensor.New(c.dt, []int{1}))
+		args := []string{"run", "pad", "--mode", "constant", "--padding", "1:0", "--value", c.value, "-i", "x=" + in, "-o", out}
+		if c.dt == tensor.BF16 {
+			args = append(args, "--dtype", "bf16") // .npy has no bf16: its bits travel as <u2
+		}
+		code, _, errOut := runMain(args...)
+		if code != 0 {
+			t.Fatalf("%s into %s: exit %d, %s", c.value, c.dt, code, errOut)
+		}
+		b, _ := os.ReadFile(out)
+		y, err := tensor.ReadNpyBytes(b, c.dt == tensor.BF16)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := uint16(y.Data[0]) | uint16(y.Data[1])<<8; got != c.bits {
+			t.Errorf("--value %s into %s filled %#04x, want %#04x", c.value, c.dt, got, c.bits)
+		}
+	}
+}
+
+// Flags may come before the op, as `go test -run X ./pkg` takes them:
+// every flag of run takes a value, so the op is the first argument that is
+// neither. The same run with its flags before, around and after the op
+// writes the same file; a flag before the op that run does not know is
+// refused by name, and a line with no op says so.
+func TestRunFlagsBeforeOp(t *testing.T) {
+	dir := t.TempDir()
+	x := tensor.New(tensor.F32, []int{2, 3})
+	copy(x.F32(), []float32{1, 2, 3, 4, 5, 6})
+	in := writeNpy(t, dir, "x.npy", x)
+	out := filepath.Join(dir, "o.npy")
+	var want []byte
+	for i, args := range [][]string{
+		{"run", "sum", "--dim", "1", "-i", "x=" + in, "-o", out},
+		{"run", "-o", out, "sum", "--dim", "1", "-i", "x=" + in},
+		{"run", "--backend", "cpu", "--dim", "1", "-i", "x=" + in, "--out=" + out, "sum"},
+		{"run", "--dim=1", "-i", "x=" + in, "sum", "-o", out, "--backend=cpu"},
+	} {
+		os.Remove(out)
+		code, _, stderr := runMain(args...)
+		if code != 0 || !strings.HasPrefix(stderr, "kernel ") {
+			t.Fatalf("%q: exit %d, %q", args, code, stderr)
+		}
+		got, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatalf("%q: %v", args, err)
+		}
+		if i == 0 {
+			want = got
+		} else if !bytes.Equal(got, want) {
+			t.Errorf("%q wrote another file than %q", args, "run sum --dim 1 …")
+		}
+	}
+	if code, stdout, _ := runMain("run", "-o", out, "-h"); code != 0 || !strings.HasPrefix(stdout, "usage: fkc run ") {
+		t.Errorf("run -o OUT -h: exit %d, %q", code, stdout)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "-o", out, "-i", "x=" + in}, "fkc: run: needs an OP (fkc run --help lists the ops and their flags)\n"},
+		{[]string{"run", "--json", "sum", "-i", "x=" + in, "-o", out},
+			"fkc: run: unknown flag --json before the op (the op comes first: fkc run OP [flags]; fkc run --help lists the ops and their flags)\n"},
+		{[]string{"run", "--mode", "reflect", "sum", "-i", "x=" + in, "-o", out}, "fkc: sum does not take --mode"},
+		{[]string{"run", "-o"}, "fkc: run: needs an OP"},
+	} {
+		code, _, stderr := runMain(c.args...)
+		if code != 2 || !strings.HasPrefix(stderr, c.want) {
+			t.Errorf("%q: exit %d, %q; want 2, %q", c.args, code, stderr, c.want)
+		}
+	}
+}
+
+// The subcommands that take operands read flags on either side of them,
+// as run does: the same output either way.
+func TestFlagsEitherSideOfOperands(t *testing.T) {
+	for _, c := range []struct {
+		f              func([]string, *bytes.Buffer, *bytes.Buffer) int
+		before, behind []string
+	}{
+		{fmtCmd, []string{"-l", seedsDir}, []string{seedsDir, "-l"}},
+		{contractsCmd, []string{"--json", seedsDir}, []string{seedsDir, "--json"}},
+	} {
+		c1, o1, e1 := call(c.f, c.before...)
+		c2, o2, e2 := call(c.f, c.behind...)
+		if c1 != 0 || c1 != c2 || o1 != o2 || e1 != e2 {
+			t.Errorf("%q: exit %d; %q: exit %d; or their outputs differ", c.before, c1, c.behind, c2)
+		}
+	}
+}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/fkc-playground/fkc/contracts"
 	"github.com/fkc-playground/fkc/engine"
+	"github.com/fkc-playground/fkc/ops"
 	"github.com/fkc-playground/fkc/registry"
 	"github.com/fkc-playground/fkc/tensor"
 )
@@ -48,6 +49,10 @@ type runCase struct {
 var runCases = []runCase{
 	{"pad/constant", "pad", []string{"--mode", "constant", "--padding", "1:2,2:1", "--value", "7"}, func(t *testing.T) map[string]*tensor.Tensor {
 		return map[string]*tensor.Tensor{"x": tensorOf(t, tensor.F32, []int{3, 4})}
+	}},
+	// a fill just past an F16 tie, rounded once from its text (2050, not 2048)
+	{"pad/constant-F16-fill", "pad", []string{"--mode", "constant", "--padding", "1:1,0:1", "--value", "2049.0000001"}, func(t *testing.T) map[string]*tensor.Tensor {
+		return map[string]*tensor.Tensor{"x": tensorOf(t, tensor.F16, []int{2, 3})}
 	}},
 	{"pad/reflect", "pad", []string{"--mode", "reflect", "--padding", "2:2,1:3"}, func(t *testing.T) map[string]*tensor.Tensor {
 		return map[string]*tensor.Tensor{"x": tensorOf(t, tensor.F32, []int{3, 4})}
@@ -153,10 +158,11 @@ var runCases = []runCase{
 func b64npy(x *tensor.Tensor) string { return base64.StdEncoding.EncodeToString(mustNpy(x)) }
 
 type runReply struct {
-	Kernel   string `json:"kernel"`
-	Provider string `json:"provider"`
-	NPY      string `json:"npy"`
-	Err      string `json:"err"`
+	Kernel   string   `json:"kernel"`
+	Provider string   `json:"provider"`
+	Resolved []string `json:"resolved"`
+	NPY      string   `json:"npy"`
+	Err      string   `json:"err"`
 }
 
 // fkcRun calls window.fkc.run and returns its reply, or the rejection's message.
@@ -309,6 +315,50 @@ func TestRunMatchesNativeCPU(t *testing.T) {
 				t.Logf("%-6s kernel %s (%s)", backend, r.Kernel, r.Provider)
 			}
 		})
+	}
+}
+
+// fkc.run takes what NumPy writes and PyTorch users type: I64 indices and
+// a negative dim give, on cpu and on webgpu, the native U32 call's output,
+// and the reply says what was resolved; a negative index is refused with
+// the CLI's words.
+func TestRunNumPyConventions(t *testing.T) {
+	ctx := tab(t, nil)
+	open(t, ctx, "")
+	eng, err := engine.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := tensorOf(t, tensor.F32, []int{3, 4})
+	want, err := eng.Run(engine.CPU, ops.Gather(data, tensorOf(t, tensor.U32, []int{3, 2}, 3, 0, 1, 1, 2, 0), 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	backends := []string{"cpu"}
+	if eval[bool](t, ctx, `fkc.gpu().available`) {
+		backends = append(backends, "webgpu")
+	}
+	flags := []string{"--dim", "-1"}
+	for _, b := range backends {
+		r := fkcRun(t, ctx, b, "gather", flags, map[string]*tensor.Tensor{"data": data, "indices": tensorOf(t, tensor.I64, []int{3, 2}, 3, 0, 1, 1, 2, 0)})
+		if r.Err != "" {
+			t.Errorf("%s: %s", b, r.Err)
+			continue
+		}
+		if d := sameTensor(decodeNpy(t, r.NPY), want.Out); d != "" {
+			t.Errorf("%s: differs from the native U32 call: %s", b, d)
+		}
+		if got := strings.Join(r.Resolved, "; "); got != "dim -1 → 1; indices I64 → U32" {
+			t.Errorf("%s: resolved %q", b, got)
+		}
+	}
+	neg := map[string]*tensor.Tensor{"data": data, "indices": tensorOf(t, tensor.I64, []int{3, 2}, 3, 0, 1, -1, 2, 0)}
+	_, nerr := eng.RunArgs(engine.CPU, "gather", flags, neg)
+	if nerr == nil {
+		t.Fatal("native gather took index -1")
+	}
+	if r := fkcRun(t, ctx, "cpu", "gather", flags, neg); r.Err != "Error:fkc: "+nerr.Error() {
+		t.Errorf("fkc.run rejected with %q, want an Error %q", r.Err, "fkc: "+nerr.Error())
 	}
 }
 

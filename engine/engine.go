@@ -21,6 +21,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/fkc-playground/fkc/contract"
 	"github.com/fkc-playground/fkc/contracts"
@@ -216,40 +217,118 @@ func (e *Engine) LinkFor(entryPoint string) (where string, ok bool) {
 // Result is one served call.
 type Result struct {
 	Out      *tensor.Tensor
-	Call     *kernels.Call
+	Call     *kernels.Call // the call as it ran: resolved (ops.Op.Resolve)
 	Binding  *registry.Binding
 	Kernel   string // contract kernel name, e.g. "pad_reflect_b4"
 	Provider string // e.g. "fuel-vulkan-kernels"
 	Backend  string // contract backend, e.g. "Vulkan"
+	// Resolved says what resolving the call changed, e.g. "dim -1 → 1",
+	// "indices I64 → U32"; empty when it ran as given.
+	Resolved []string
 }
 
-// ServedBy is the stderr line of `fkc run` (SPEC §5).
+// ServedBy is the stderr line of `fkc run` (SPEC §5), followed by what
+// resolving the call changed: "kernel gather (fuel-reference-indexing,
+// Cpu); indices I64 → U32".
 func (r *Result) ServedBy() string {
-	return fmt.Sprintf("kernel %s (%s, %s)", r.Kernel, r.Provider, r.Backend)
+	s := fmt.Sprintf("kernel %s (%s, %s)", r.Kernel, r.Provider, r.Backend)
+	for _, n := range r.Resolved {
+		s += "; " + n
+	}
+	return s
+}
+
+// checked is a call that passed Check: its op, the call resolved (a
+// negative dim counted from the end, I32/I64 indices converted to U32),
+// what resolving changed, and the output's shape and dtype.
+type checked struct {
+	op    *ops.Op
+	call  *kernels.Call
+	notes []string
+	shape []int
+	dt    tensor.DType
 }
 
 // Check validates a call before anything runs: its operands are the op's,
-// its params satisfy the op's shape rules, and its output fits the limits.
-// It returns the output's shape and dtype.
+// its params satisfy the op's shape rules (on the call resolved, as it
+// runs: ops.Op.Resolve), and its output fits the limits. It returns the
+// output's shape and dtype.
 func (e *Engine) Check(c *kernels.Call) (*ops.Op, []int, tensor.DType, error) {
+	ck, err := e.check(c)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	return ck.op, ck.shape, ck.dt, nil
+}
+
+func (e *Engine) check(c *kernels.Call) (*checked, error) {
 	if c == nil {
-		return nil, nil, 0, kernels.Usagef("no call (a nil *kernels.Call)")
+		return nil, kernels.Usagef("no call (a nil *kernels.Call)")
 	}
 	o, err := ops.Of(c)
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, err
 	}
-	if err := o.CheckInputs(c); err != nil {
-		return nil, nil, 0, err
-	}
-	shape, dt, err := o.Out(c)
+	rc, notes, err := o.Resolve(c)
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, err
+	}
+	shape, dt, err := o.Out(rc)
+	if err != nil {
+		return nil, err
 	}
 	if err := e.checkSize(o.Name, shape, dt); err != nil {
-		return nil, nil, 0, err
+		return nil, err
 	}
-	return o, shape, dt, nil
+	if rc.Out != nil {
+		if err := checkOwned(o, rc, shape, dt); err != nil {
+			return nil, err
+		}
+	}
+	return &checked{op: o, call: rc, notes: notes, shape: shape, dt: dt}, nil
+}
+
+// RunInto is Run with the result written into out, a tensor the caller
+// owns (NumPy's and PyTorch's out=): out must have the call's output shape
+// and dtype and share no bytes with an input. The CPU kernels write there
+// directly; any other implementation's result is copied in. On an error
+// out's contents are unspecified (an index kernel may have begun).
+func (e *Engine) RunInto(b Backend, c *kernels.Call, out *tensor.Tensor) (*Result, error) {
+	if c == nil {
+		return nil, kernels.Usagef("no call (a nil *kernels.Call)")
+	}
+	if out == nil {
+		return nil, kernels.Usagef("%s: RunInto needs an output tensor (nil given; Run allocates one)", c.Op)
+	}
+	w := *c
+	w.Out = out
+	return e.Run(b, &w)
+}
+
+// checkOwned checks a caller's output tensor against the call's output.
+func checkOwned(o *ops.Op, c *kernels.Call, shape []int, dt tensor.DType) error {
+	out := c.Out
+	if err := out.Check(); err != nil {
+		return kernels.Usagef("%s: the output tensor: %v", o.Name, err)
+	}
+	if out.DType != dt || !slices.Equal(out.Shape, shape) {
+		return kernels.Usagef("%s: the output tensor is %s%v; this call's output is %s%v", o.Name, out.DType, out.Shape, dt, shape)
+	}
+	for _, in := range o.Inputs {
+		if t := c.Inputs[in.Name]; t != nil && overlaps(t.Data, out.Data) {
+			return kernels.Usagef("%s: the output tensor shares bytes with input %s (a kernel reads an input while it writes the output; pass a separate tensor)", o.Name, in.Name)
+		}
+	}
+	return nil
+}
+
+// overlaps reports whether two byte slices share memory.
+func overlaps(a, b []byte) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return false
+	}
+	pa, pb := uintptr(unsafe.Pointer(unsafe.SliceData(a))), uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	return pa < pb+uintptr(len(b)) && pb < pa+uintptr(len(a))
 }
 
 func (e *Engine) checkSize(op string, shape []int, dt tensor.DType) error {
@@ -278,14 +357,15 @@ func (e *Engine) Run(b Backend, c *kernels.Call) (*Result, error) {
 	if err := e.ready(b); err != nil {
 		return nil, err
 	}
-	if _, _, _, err := e.Check(c); err != nil {
-		return nil, err
-	}
-	bd, err := e.Select(b, c)
+	ck, err := e.check(c)
 	if err != nil {
 		return nil, err
 	}
-	return e.RunBinding(bd, c)
+	bd, err := e.selectChecked(b, ck)
+	if err != nil {
+		return nil, err
+	}
+	return e.runChecked(bd, ck)
 }
 
 // RunKernel runs the call on one contract kernel, "PROVIDER/NAME" (`fkc run
@@ -295,7 +375,7 @@ func (e *Engine) RunKernel(b Backend, id string, c *kernels.Call) (*Result, erro
 	if err := e.ready(b); err != nil {
 		return nil, err
 	}
-	o, _, _, err := e.Check(c)
+	ck, err := e.check(c)
 	if err != nil {
 		return nil, err
 	}
@@ -306,11 +386,12 @@ func (e *Engine) RunKernel(b Backend, id string, c *kernels.Call) (*Result, erro
 	if kb := ref.Kernel.Backend; kb != b.Contract() {
 		return nil, kernels.Usagef("--kernel %s is a %s kernel, and this run's backend is %s: add --backend %s", id, kb, b, map[string]Backend{"Cpu": CPU, "Vulkan": Vulkan}[kb])
 	}
-	primary := o.Primary(c)
+	o := ck.op
+	primary := o.Primary(ck.call)
 	var dts []string
 	for _, bd := range e.Reg.Of(ref.Kernel) {
 		if bd.InputDTypes[0] == primary.DType {
-			return e.RunBinding(bd, c)
+			return e.runChecked(bd, ck)
 		}
 		dts = append(dts, bd.InputDTypes[0].String())
 	}
@@ -375,18 +456,35 @@ func KernelID(d *contract.Document, k *contract.Kernel) string { return d.Kernel
 // RunBinding runs a specific binding (the playground's Try it on a kernel
 // page does this too, so kernels that are not the default target of an op
 // — e.g. argindex_dim — stay reachable).
-func (e *Engine) RunBinding(b *registry.Binding, c *kernels.Call) (res *Result, err error) {
-	l, ok := e.links[b.Kernel.EntryPoint]
-	if !ok {
-		if _, known := e.entries[b.Kernel.EntryPoint]; known {
-			return nil, &kernels.Unavailable{Kernel: b.Kernel.Name, Msg: fmt.Sprintf("its %s implementation is not attached (no GPU device is open)", b.Backend)}
-		}
-		return nil, fmt.Errorf("%s: entry_point %s is not linked to an implementation in this build", b.Kernel.Name, b.Kernel.EntryPoint)
+func (e *Engine) RunBinding(b *registry.Binding, c *kernels.Call) (*Result, error) {
+	if err := e.linked(b); err != nil {
+		return nil, err
 	}
-	o, _, _, err := e.Check(c)
+	ck, err := e.check(c)
 	if err != nil {
 		return nil, err
 	}
+	return e.runChecked(b, ck)
+}
+
+// linked refuses a binding whose implementation is not attached or not
+// linked in this build.
+func (e *Engine) linked(b *registry.Binding) error {
+	if _, ok := e.links[b.Kernel.EntryPoint]; ok {
+		return nil
+	}
+	if _, known := e.entries[b.Kernel.EntryPoint]; known {
+		return &kernels.Unavailable{Kernel: b.Kernel.Name, Msg: fmt.Sprintf("its %s implementation is not attached (no GPU device is open)", b.Backend)}
+	}
+	return fmt.Errorf("%s: entry_point %s is not linked to an implementation in this build", b.Kernel.Name, b.Kernel.EntryPoint)
+}
+
+// runChecked runs binding b on a checked call.
+func (e *Engine) runChecked(b *registry.Binding, ck *checked) (res *Result, err error) {
+	if err := e.linked(b); err != nil {
+		return nil, err
+	}
+	l, o, c := e.links[b.Kernel.EntryPoint], ck.op, ck.call
 	if v := o.Variant(&c.Params); !slices.Contains(l.Serves, v) && !slices.Contains(l.Runs, v) {
 		return nil, kernels.Violatef(c.Op, "kernel %s does not run %s: it serves %s", b.Kernel.Name, ops.Command(v), strings.Join(commands(l.Exercised()), ", "))
 	}
@@ -410,7 +508,13 @@ func (e *Engine) RunBinding(b *registry.Binding, c *kernels.Call) (res *Result, 
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Out: out, Call: c, Binding: b, Kernel: b.Kernel.Name, Provider: b.Doc.Provider.Name, Backend: b.Backend}, nil
+	if c.Out != nil && out != c.Out {
+		// an implementation that allocates its own result (a GPU read-back,
+		// a reference walk): the caller's tensor receives it
+		copy(c.Out.Data, out.Data)
+		out = c.Out
+	}
+	return &Result{Out: out, Call: c, Binding: b, Kernel: b.Kernel.Name, Provider: b.Doc.Provider.Name, Backend: b.Backend, Resolved: ck.notes}, nil
 }
 
 // CostSymbols are the values of the contracts' cost-formula symbols for a

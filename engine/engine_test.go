@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -133,7 +134,8 @@ func TestRunErrors(t *testing.T) {
 		{"sum", []string{"--mode", "reflect"}, map[string]*tensor.Tensor{"x": x4}, "sum does not take --mode", true},
 		{"argmax", nil, map[string]*tensor.Tensor{"x": x4}, "needs --dim", true},
 		{"gather", []string{"--dim", "0"}, map[string]*tensor.Tensor{"data": x4, "indices": u32([]int{2}, 1, 4)}, "indices[1] = 4 is out of range", false},
-		{"gather", []string{"--dim", "0"}, map[string]*tensor.Tensor{"data": x4, "indices": i32}, "indices has dtype I32", false},
+		{"gather", []string{"--dim", "0"}, map[string]*tensor.Tensor{"data": x4, "indices": tensor.New(tensor.U8, []int{1})},
+			"indices has dtype U8 (contract: indices dtypes [U32]); I32 and I64 indices are accepted too, converted to U32", false},
 		{"index_select", []string{"--dim", "0"}, map[string]*tensor.Tensor{"data": x4, "indices": u32([]int{1, 1}, 0)}, "rank-1", false},
 		{"masked_fill", []string{"--value", "1"}, map[string]*tensor.Tensor{"x": x4, "mask": tensor.New(tensor.BOOL, []int{3})}, "shape", false},
 		{"masked_fill", []string{"--value", "1"}, map[string]*tensor.Tensor{"x": x4}, "needs input mask", true},
@@ -216,6 +218,54 @@ func TestCostSymbolsAndBytesMoved(t *testing.T) {
 	}
 	if math.IsNaN(got) {
 		t.Fatal("NaN")
+	}
+}
+
+// A call is resolved once, where it is checked, whichever door it comes
+// in by (Run, RunKernel, RunBinding): the kernel runs, and the result
+// records, the axis a negative dim names and U32 indices converted from
+// I64; the served-by line says so; the cost symbols are the U32 call's;
+// the caller's call is left as it was.
+func TestResolvedOnce(t *testing.T) {
+	e := newEngine(t)
+	data := f32([]int{2, 3}, 1, 2, 3, 4, 5, 6)
+	i64 := tensor.New(tensor.I64, []int{2, 2})
+	copy(i64.I64(), []int64{2, 0, 1, 1})
+	want, err := e.Run(engine.CPU, ops.Gather(data, u32([]int{2, 2}, 2, 0, 1, 1), 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, _ := e.FindKernel("fuel-reference-backend/gather")
+	runs := map[string]func(*kernels.Call) (*engine.Result, error){
+		"Run": func(c *kernels.Call) (*engine.Result, error) { return e.Run(engine.CPU, c) },
+		"RunKernel": func(c *kernels.Call) (*engine.Result, error) {
+			return e.RunKernel(engine.CPU, "fuel-reference-backend/gather", c)
+		},
+		"RunBinding": func(c *kernels.Call) (*engine.Result, error) {
+			return e.RunBinding(e.Reg.Of(ref.Kernel)[0], c)
+		},
+	}
+	for name, run := range runs {
+		c := ops.Gather(data, i64, -1)
+		res, err := run(c)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if !slices.Equal(res.Out.F32(), want.Out.F32()) {
+			t.Errorf("%s: %v, want %v", name, res.Out.F32(), want.Out.F32())
+		}
+		if got := res.ServedBy(); got != "kernel gather (fuel-reference-backend, Cpu); dim -1 → 1; indices I64 → U32" {
+			t.Errorf("%s: served by %q", name, got)
+		}
+		if res.Call.Dim != 1 || res.Call.In("indices").DType != tensor.U32 || c.Dim != -1 || c.In("indices") != i64 {
+			t.Errorf("%s: ran dim %d on %s; the caller's call is now dim %d on %s", name, res.Call.Dim, res.Call.In("indices"), c.Dim, c.In("indices"))
+		}
+		got, err1 := engine.BytesMoved(res)
+		u32b, err2 := engine.BytesMoved(want)
+		if err1 != nil || err2 != nil || got != u32b {
+			t.Errorf("%s: bytes_moved %v (%v), the U32 call's %v (%v)", name, got, err1, u32b, err2)
+		}
 	}
 }
 

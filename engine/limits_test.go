@@ -37,6 +37,13 @@ func TestShapeArithmeticAtTheLimits(t *testing.T) {
 		copy(t.U32(), v)
 		return t
 	}
+	ints := func(dt tensor.DType, shape []int, v ...int64) *tensor.Tensor {
+		t := tensor.New(dt, shape)
+		for i, x := range v {
+			t.Set(i, float64(x))
+		}
+		return t
+	}
 	x5 := f32([]int{5}, 1, 2, 3, 4, 5)
 	x23 := f32([]int{2, 3}, 1, 2, 3, 4, 5, 6)
 	pad := func(x *tensor.Tensor, m kernels.Mode, ps ...kernels.Pad) *kernels.Call { return ops.Pad(x, m, ps...) }
@@ -71,6 +78,19 @@ func TestShapeArithmeticAtTheLimits(t *testing.T) {
 		{"index_add index u32 max", ops.AddCall("index_add", x23, u32([]int{1}, maxU), f32([]int{1, 3}, 1, 1, 1), 0), false},
 		{"scatter_add index u32 max", ops.AddCall("scatter_add", x23, u32([]int{1, 1}, maxU), f32([]int{1, 1}, 1), 1), false},
 		{"embedding id u32 max", ops.Embedding(x23, u32([]int{1}, maxU)), false},
+		// I32/I64 indices are converted once, checked first: 2^32+1 would
+		// be a valid 1 as a U32, -1 a huge one
+		{"gather I64 index 2^32+1", ops.Gather(x23, ints(tensor.I64, []int{2, 1}, 0, 1<<32+1), 1), false},
+		{"gather I64 index -1", ops.Gather(x23, ints(tensor.I64, []int{2, 1}, 0, -1), 1), false},
+		{"gather I64, dim -1", ops.Gather(x23, ints(tensor.I64, []int{2, 2}, 2, 0, 1, 1), -1), true},
+		{"index_select I32 last legal", ops.IndexSelect(x23, ints(tensor.I32, []int{2}, 1, 1), 0), true},
+		{"index_add I64 index min int64", ops.AddCall("index_add", x23, ints(tensor.I64, []int{1}, math.MinInt64), f32([]int{1, 3}, 1, 1, 1), 0), false},
+		{"scatter_add I32, dim -2", ops.AddCall("scatter_add", x23, ints(tensor.I32, []int{1, 3}, 1, 0, 1), f32([]int{1, 3}, 1, 2, 3), -2), true},
+		{"embedding I64 id -2", ops.Embedding(x23, ints(tensor.I64, []int{1}, -2)), false},
+		{"sum dim -1", ops.Sum(x23, -1), true},
+		{"argmax dim -2", ops.ArgMax(x23, -2), true},
+		{"sum dim -3 of rank 2", ops.Sum(x23, -3), false},
+		{"sum dim min int + 1", ops.Sum(x23, math.MinInt+1), false},
 		{"masked_fill int64 min, exact", ops.MaskedFill(tensor.New(tensor.I64, []int{2}), u8bool(1, 0), tensor.IntScalar(math.MinInt64)), true},
 		{"masked_fill past int64", ops.MaskedFill(tensor.New(tensor.I64, []int{2}), u8bool(1, 0), mustScalar("9223372036854775808")), false},
 		{"masked_fill u32 max, exact", ops.MaskedFill(tensor.New(tensor.U32, []int{2}), u8bool(1, 1), tensor.IntScalar(maxU)), true},

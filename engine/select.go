@@ -23,12 +23,18 @@ func (e *Engine) serves(b *registry.Binding, v kernels.Variant) bool {
 // Select finds the binding on backend bk that serves the call. Bindings
 // that share a registry key (DuplicateKernelRef: sum_all and sum_dim, the
 // per-mode Vulkan pads, …) are told apart by the variant their link
-// serves; dtypes are matched positionally against the contract's inputs.
+// serves; dtypes are matched positionally against the contract's inputs,
+// of the call as it runs (resolved: I32/I64 indices are U32 there).
 func (e *Engine) Select(bk Backend, c *kernels.Call) (*registry.Binding, error) {
-	o, err := ops.Of(c)
+	ck, err := e.check(c)
 	if err != nil {
 		return nil, err
 	}
+	return e.selectChecked(bk, ck)
+}
+
+func (e *Engine) selectChecked(bk Backend, ck *checked) (*registry.Binding, error) {
+	o, c := ck.op, ck.call
 	cb := bk.Contract()
 	v := o.Variant(&c.Params)
 	primary := o.Primary(c)
@@ -85,10 +91,11 @@ func rankRange(s string) (lo, hi int, ok bool) {
 }
 
 // remedy is the one-line fix a NumPy or PyTorch user needs when an operand
-// has the wrong dtype — most often int64 indices, NumPy's default.
+// has the wrong dtype. (Indices of NumPy's int64 or PyTorch's int32 never
+// get here: they are converted to U32 first, ops.Op.Resolve.)
 func remedy(got, want tensor.DType) string {
 	if want == tensor.U32 && !got.IsFloat() {
-		return "; convert the indices: indices.astype(np.uint32) in NumPy, t.to(torch.int32).numpy().astype('uint32') from PyTorch"
+		return "; convert it: a.astype(np.uint32) (indices may also be I32 or I64, converted to U32)"
 	}
 	if np, ok := numpyName[want]; ok {
 		return fmt.Sprintf("; convert it: a.astype(np.%s)", np)

@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/fkc-playground/fkc/tensor"
 )
@@ -13,9 +14,16 @@ type Params struct {
 	Mode    Mode          // pad, pad_backward
 	Padding []Pad         // pad, pad_backward: (before, after) per axis
 	Fill    tensor.Scalar // pad (constant mode), masked_fill
-	Dim     int           // the axis; -1 when absent (a reduction over all elements)
+	Dim     int           // the axis; NoDim when absent (a reduction over all elements)
 	Shape   []int         // reduce_*_to: the target shape
 }
+
+// NoDim is Params.Dim when no dim is given (a reduction over every
+// element). Any other negative dim counts from the end, as in NumPy and
+// PyTorch (-1 is the last axis): the op resolves it against its operand's
+// rank once, before a kernel runs (ops.Op.Resolve), so kernels see
+// 0 ≤ dim < rank only.
+const NoDim = math.MinInt
 
 // Call is one kernel invocation: the op, its operands by name (x, mask,
 // data, indices, …) and its parameters.
@@ -23,6 +31,11 @@ type Call struct {
 	Op     string
 	Inputs map[string]*tensor.Tensor
 	Params
+	// Out, when set, is the caller's tensor for the result (engine.RunInto
+	// checks its shape and dtype and that no input shares its bytes): an
+	// implementation that can writes the result there and returns it; one
+	// that returns another tensor has it copied in by the engine.
+	Out *tensor.Tensor
 }
 
 // In returns the operand called name (nil when absent).

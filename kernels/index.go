@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/fkc-playground/fkc/tensor"
@@ -16,10 +17,57 @@ import (
 func CheckIndices(op, operand string, idx *tensor.Tensor, bound int, limitName string) error {
 	for i, v := range idx.U32() {
 		if uint64(v) >= uint64(bound) {
-			return IndexOutOfRange(op, operand, idx.Shape, i, uint64(v), bound, limitName)
+			return IndexOutOfRange(op, operand, idx.Shape, i, int64(v), bound, limitName)
 		}
 	}
 	return nil
+}
+
+// IndicesToU32 converts I32 or I64 indices to the U32 the contracts take,
+// checking every value first: the first, in flat order, that is negative or
+// not < bound is CheckIndices' error with the value as given (a negative
+// index is not wrapped to a huge U32, nor 2^32+1 to 1).
+func IndicesToU32(op, operand string, idx *tensor.Tensor, bound int, limitName string) (*tensor.Tensor, error) {
+	if err := CheckOperand(op, operand, idx, ConvertedIndexDTypes); err != nil {
+		return nil, err
+	}
+	out, err := tensor.Alloc(tensor.U32, idx.Shape)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s as U32: %w", op, operand, err)
+	}
+	var bad int
+	var v int64
+	if idx.DType == tensor.I32 {
+		s := idx.I32()
+		if bad = narrowIndices(s, out.U32(), bound); bad >= 0 {
+			v = int64(s[bad])
+		}
+	} else {
+		s := idx.I64()
+		if bad = narrowIndices(s, out.U32(), bound); bad >= 0 {
+			v = s[bad]
+		}
+	}
+	if bad >= 0 {
+		return nil, IndexOutOfRange(op, operand, idx.Shape, bad, v, bound, limitName)
+	}
+	return out, nil
+}
+
+// Every axis is shorter than 2^32 (tensor.MaxElems), so an index below
+// an axis length fits a uint32: this constant does not compile otherwise.
+const _ = uint32(tensor.MaxElems)
+
+// narrowIndices copies src into dst while every value is in [0, bound); it
+// returns the first position that is not (-1: none).
+func narrowIndices[T int32 | int64](src []T, dst []uint32, bound int) int {
+	for i, v := range src {
+		if v < 0 || int64(v) >= int64(bound) {
+			return i
+		}
+		dst[i] = uint32(v)
+	}
+	return -1
 }
 
 // CheckOutShape bounds an output shape (element count, no overflow).

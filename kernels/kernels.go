@@ -192,6 +192,22 @@ func CheckDim(op, operand string, dim, rank int) error {
 	return nil
 }
 
+// ResolveDim reads a dim as NumPy and PyTorch do: -rank ≤ dim < rank, a
+// negative one counting from the end (-1 is the last axis). It returns the
+// axis, 0 ≤ axis < rank, or an error naming the valid range.
+func ResolveDim(op, operand string, dim, rank int) (int, error) {
+	if dim >= -rank && dim < rank {
+		if dim < 0 {
+			dim += rank
+		}
+		return dim, nil
+	}
+	if rank == 0 {
+		return 0, Violatef(op, "dim %d is out of range for %s of rank 0, which has no axis (contract: dim < %s.rank)", dim, operand, operand)
+	}
+	return 0, Violatef(op, "dim %d is out of range for %s of rank %d (%d ≤ dim < %d) (contract: dim < %s.rank)", dim, operand, rank, -rank, rank, operand)
+}
+
 // DropDim returns shape without axis dim (reductions remove the axis).
 func DropDim(shape []int, dim int) []int {
 	out := make([]int, 0, len(shape))
@@ -222,9 +238,15 @@ func AlignTarget(op string, in, target []int) ([]int, error) {
 // IndexOutOfRange is the error every index kernel returns for a bad index,
 // on the CPU and (through an error-flag buffer) on the GPU alike. pos is the
 // flat position in an index operand of the given shape; it is shown as
-// coordinates ("indices[1,0]") when the operand has rank 2 or more.
-func IndexOutOfRange(op, operand string, shape []int, pos int, value uint64, bound int, limitName string) error {
-	return Violatef(op, "%s%s = %d is out of range (contract: %s < %s = %d)", operand, position(shape, pos), value, operand, limitName, bound)
+// coordinates ("indices[1,0]") when the operand has rank 2 or more. value is
+// the index as given: a negative one comes from I32/I64 indices
+// (IndicesToU32), and does not count from the end as a NumPy index would.
+func IndexOutOfRange(op, operand string, shape []int, pos int, value int64, bound int, limitName string) error {
+	why := ""
+	if value < 0 {
+		why = ": a negative index does not count from the end here"
+	}
+	return Violatef(op, "%s%s = %d is out of range (contract: %s < %s = %d)%s", operand, position(shape, pos), value, operand, limitName, bound, why)
 }
 
 // position renders flat position pos of a row-major shape as [i] or [i,j,…].

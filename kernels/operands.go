@@ -17,6 +17,10 @@ var (
 	IndexDataDTypes = []tensor.DType{tensor.F32, tensor.F64, tensor.BF16, tensor.F16, tensor.U32}
 	// IndexDTypes: every index operand is U32.
 	IndexDTypes = []tensor.DType{tensor.U32}
+	// ConvertedIndexDTypes: index dtypes a call may also give (NumPy's
+	// default integer is int64), converted to U32 once, before a kernel
+	// runs (IndicesToU32); the kernels take U32 only.
+	ConvertedIndexDTypes = []tensor.DType{tensor.I32, tensor.I64}
 )
 
 // CheckOperand validates one tensor operand before a kernel touches it: it

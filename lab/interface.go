@@ -122,7 +122,8 @@ type Layout struct {
 }
 
 // Plan checks a call by its op's shape rules and lays it out for the
-// interface; f64 says whether the adapter has shader-f64.
+// interface; f64 says whether the adapter has shader-f64. The call is a
+// resolved one (ops.Op.Resolve: 0 <= dim < rank, U32 indices).
 func Plan(c *kernels.Call, f64 bool) (*Layout, error) {
 	o, err := ops.Get(c.Op)
 	if err != nil {

@@ -49,20 +49,22 @@ var (
 			return err
 		},
 		get: func(p *kernels.Params) string { return p.Fill.String() }}
-	DimFlag = &Flag{Name: "dim", Arg: "D", Help: "axis, 0-based",
+	DimFlag = &Flag{Name: "dim", Arg: "D", Help: "axis: 0-based, or negative to count from the end (-1 is the last), as NumPy and PyTorch take it: -rank ≤ D < rank",
 		set: func(p *kernels.Params, s string) error {
 			d, err := tensor.ParseWhole(s)
-			if errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(s, "-") {
-				return fmt.Errorf("%q is out of range (dims are 0-based and below the tensor's rank)", s)
+			if errors.Is(err, strconv.ErrRange) || (err == nil && d == kernels.NoDim) {
+				return fmt.Errorf("%q is out of range (-rank ≤ dim < rank)", s)
 			}
-			if err != nil || d < 0 {
-				return fmt.Errorf("%q is not a non-negative whole number (dims are 0-based)", s)
+			if err != nil {
+				return fmt.Errorf("%q is not a whole number (dims count from 0; -1 is the last axis)", s)
 			}
 			p.Dim = d
 			return nil
 		},
+		// what the call holds: the dim as given (-1) before the op
+		// resolves it (Op.Resolve), the axis (1) after; Parse reads both back
 		get: func(p *kernels.Params) string {
-			if p.Dim < 0 {
+			if p.Dim == kernels.NoDim {
 				return ""
 			}
 			return strconv.Itoa(p.Dim)
@@ -153,7 +155,7 @@ func Parse(opName string, args []string) (*kernels.Call, error) {
 
 // Parse is the package Parse for this op.
 func (o *Op) Parse(args []string) (*kernels.Call, error) {
-	c := &kernels.Call{Op: o.Name, Params: kernels.Params{Dim: -1}}
+	c := &kernels.Call{Op: o.Name, Params: kernels.Params{Dim: kernels.NoDim}}
 	given := map[string]bool{}
 	for i := 0; i < len(args); i++ {
 		a := args[i]

@@ -22,7 +22,11 @@ func TestParseStrict(t *testing.T) {
 	}{
 		{"sum", []string{"--dim", "1.5"}, "--dim"},
 		{"sum", []string{"--dim", "1abc"}, "--dim"},
-		{"sum", []string{"--dim", "-1"}, "--dim"},
+		{"sum", []string{"--dim", "-"}, "--dim"},
+		{"sum", []string{"--dim", "--1"}, "--dim"},
+		// the one negative int that is the "no dim" sentinel is no dim a user means
+		{"sum", []string{"--dim", "-9223372036854775808"}, "--dim: \"-9223372036854775808\" is out of range"},
+		{"sum", []string{"--dim=-99999999999999999999"}, "is out of range"},
 		{"sum", []string{"--dim", ""}, "--dim"},
 		{"sum", []string{"--dim=99999999999999999999"}, "--dim: \"99999999999999999999\" is out of range"},
 		{"masked_fill", []string{"--value", "3abc"}, "--value"},
@@ -63,12 +67,16 @@ func TestParseStrict(t *testing.T) {
 		args []string
 		want kernels.Params
 	}{
-		{"pad", []string{"--mode", "reflect", "--padding", "1:2, 0:3"}, kernels.Params{Mode: kernels.Reflect, Padding: []kernels.Pad{{Before: 1, After: 2}, {Before: 0, After: 3}}, Dim: -1}},
-		{"pad", []string{"-mode=constant", "--padding=", "--value", "-0"}, kernels.Params{Padding: []kernels.Pad{}, Fill: tensor.FloatScalar(negZero()), Dim: -1}},
-		{"sum", nil, kernels.Params{Dim: -1}},
+		{"pad", []string{"--mode", "reflect", "--padding", "1:2, 0:3"}, kernels.Params{Mode: kernels.Reflect, Padding: []kernels.Pad{{Before: 1, After: 2}, {Before: 0, After: 3}}, Dim: kernels.NoDim}},
+		{"pad", []string{"-mode=constant", "--padding=", "--value", "-0"}, kernels.Params{Padding: []kernels.Pad{}, Fill: tensor.FloatScalar(negZero()), Dim: kernels.NoDim}},
+		{"sum", nil, kernels.Params{Dim: kernels.NoDim}},
 		{"sum", []string{"--dim=0"}, kernels.Params{Dim: 0}},
-		{"reduce_sum_to", []string{"--shape", "(1,4)"}, kernels.Params{Shape: []int{1, 4}, Dim: -1}},
-		{"masked_fill", []string{"--value", "-9007199254740993"}, kernels.Params{Fill: tensor.IntScalar(-9007199254740993), Dim: -1}},
+		// negative dims as NumPy and PyTorch take them, resolved against
+		// the rank later (Resolve): the flag keeps what was written
+		{"sum", []string{"--dim", "-1"}, kernels.Params{Dim: -1}},
+		{"gather", []string{"--dim=-3"}, kernels.Params{Dim: -3}},
+		{"reduce_sum_to", []string{"--shape", "(1,4)"}, kernels.Params{Shape: []int{1, 4}, Dim: kernels.NoDim}},
+		{"masked_fill", []string{"--value", "-9007199254740993"}, kernels.Params{Fill: tensor.IntScalar(-9007199254740993), Dim: kernels.NoDim}},
 	} {
 		c, err := Parse(tc.op, tc.args)
 		if err != nil {

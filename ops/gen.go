@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"strconv"
 	"strings"
 
 	"github.com/fkc-playground/fkc/kernels"
@@ -140,13 +139,19 @@ func (g Gen) Make() (*tensor.Tensor, error) {
 		if len(vals) == 0 && n > 0 {
 			return nil, fmt.Errorf("values: none given for %d elements", n)
 		}
+		// each value is rounded once from its text, as a --value is
+		// (through a float64 first, F16 2049.0000001 became 2048)
+		size := dt.Size()
+		enc := make([]byte, 0, min(n, len(vals))*size)
 		for _, v := range vals[:min(n, len(vals))] {
-			if err := fits("values", v); err != nil {
-				return nil, err
+			b, err := v.Encode(dt)
+			if err != nil {
+				return nil, fmt.Errorf("values: %v", err)
 			}
+			enc = append(enc, b...)
 		}
-		for i := 0; i < n; i++ {
-			t.Set(i, vals[i%len(vals)])
+		for i := 0; i < n; i += len(enc) / size {
+			copy(t.Data[i*size:], enc)
 		}
 	default:
 		return nil, fmt.Errorf("unknown fill %q (want arange, random, uniform or values)", g.Kind)
@@ -157,14 +162,15 @@ func (g Gen) Make() (*tensor.Tensor, error) {
 // MaxTryElems bounds a Try-it tensor: the page draws every element.
 const MaxTryElems = 1 << 20
 
-// ParseValues reads "1, 2.5 nan -inf true" (commas or spaces).
-func ParseValues(s string) ([]float64, error) { return parseValues(s, -1) }
+// ParseValues reads "1, 2.5 nan -inf true" (commas or spaces), each as
+// tensor.ParseScalar reads a --value.
+func ParseValues(s string) ([]tensor.Scalar, error) { return parseValues(s, -1) }
 
 // parseValues reads at most limit values (all of them when limit < 0):
 // a tensor takes its first n values, so a link holding a million for a
 // 10x10 input parses 100 of them (Make spent 0.6 s on all, natively).
-func parseValues(s string, limit int) ([]float64, error) {
-	var out []float64
+func parseValues(s string, limit int) ([]tensor.Scalar, error) {
+	var out []tensor.Scalar
 	sep := func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\t' || r == '[' || r == ']' }
 	for s != "" && (limit < 0 || len(out) < limit) {
 		s = strings.TrimLeftFunc(s, sep)
@@ -177,15 +183,7 @@ func parseValues(s string, limit int) ([]float64, error) {
 		if w == "" {
 			break
 		}
-		switch strings.ToLower(w) {
-		case "true":
-			out = append(out, 1)
-			continue
-		case "false":
-			out = append(out, 0)
-			continue
-		}
-		v, err := strconv.ParseFloat(w, 64)
+		v, err := tensor.ParseScalar(w)
 		if err != nil {
 			return nil, fmt.Errorf("values: %q is not a number", w)
 		}

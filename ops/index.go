@@ -11,16 +11,17 @@ import (
 )
 
 // The gather/index family (SPEC §4): index_select, gather, index_add,
-// scatter_add and embedding. Every index operand is U32.
+// scatter_add and embedding. The kernels take U32 index operands; I32 and
+// I64 ones are checked and converted once, before a kernel runs (Resolve).
 
 var indexFamily = []*Op{indexSelectOp, gatherOp, indexAddOp, scatterAddOp, embeddingOp}
 
 var indexSelectOp = &Op{
 	Name:    "index_select",
-	Summary: "out[..k..] = data[..indices[k]..] (indices rank-1 U32)",
+	Summary: "out[..k..] = data[..indices[k]..] (indices rank-1 U32; I32/I64 converted)",
 	Explain: "Picks whole slices of data along --dim: output slice k is data's slice indices[k]. " +
 		"The output has data's shape with axis --dim resized to len(indices).",
-	Inputs: []Operand{{Name: "data", Role: "the tensor to pick from"}, {Name: "indices", Role: "rank-1 U32, each < data.shape[dim]", Fixed: tensor.U32}},
+	Inputs: []Operand{{Name: "data", Role: "the tensor to pick from"}, {Name: "indices", Role: "rank-1 U32 (I32/I64 converted), each < data.shape[dim]", Fixed: tensor.U32, Bound: dataBound}},
 	Flags:  []Use{{Flag: DimFlag, Required: true}},
 	Out: func(c *kernels.Call) ([]int, tensor.DType, error) {
 		d := c.In("data")
@@ -62,6 +63,9 @@ var indexSelectOp = &Op{
 	Symbols: indexSymbols,
 }
 
+// dataBound is the limit of index_select's and gather's indices.
+func dataBound(c *kernels.Call) (int, string) { return c.In("data").Shape[c.Dim], "data.shape[dim]" }
+
 // IndexSelect builds an index_select call.
 func IndexSelect(data, indices *tensor.Tensor, dim int) *kernels.Call {
 	return &kernels.Call{Op: "index_select", Inputs: map[string]*tensor.Tensor{"data": data, "indices": indices}, Params: kernels.Params{Dim: dim}}
@@ -72,7 +76,7 @@ var gatherOp = &Op{
 	Summary: "PyTorch gather: out[p] = data[p with p[dim] ← indices[p]]",
 	Explain: "Each output cell reads data at its own position with the --dim coordinate replaced by its index. " +
 		"The output has the indices' shape; on every other axis indices may be no larger than data.",
-	Inputs: []Operand{{Name: "data", Role: "the tensor to read"}, {Name: "indices", Role: "U32, data's rank, each < data.shape[dim]", Fixed: tensor.U32}},
+	Inputs: []Operand{{Name: "data", Role: "the tensor to read"}, {Name: "indices", Role: "U32 (I32/I64 converted), data's rank, each < data.shape[dim]", Fixed: tensor.U32, Bound: dataBound}},
 	Flags:  []Use{{Flag: DimFlag, Required: true}},
 	Out: func(c *kernels.Call) ([]int, tensor.DType, error) {
 		d := c.In("data")
@@ -125,7 +129,8 @@ func addOp(name, summary, explain string, shape func(base, indices, src *tensor.
 		Name:    name,
 		Summary: summary,
 		Explain: explain,
-		Inputs: []Operand{{Name: "base", Role: "the tensor added into (float)"}, {Name: "indices", Role: "U32, each < base.shape[dim]", Fixed: tensor.U32},
+		Inputs: []Operand{{Name: "base", Role: "the tensor added into (float)"}, {Name: "indices", Role: "U32 (I32/I64 converted), each < base.shape[dim]", Fixed: tensor.U32,
+			Bound: func(c *kernels.Call) (int, string) { return c.In("base").Shape[c.Dim], "base.shape[dim]" }},
 			{Name: "src", Role: "what is added, base's dtype"}},
 		Flags: []Use{{Flag: DimFlag, Required: true}},
 		Out: func(c *kernels.Call) ([]int, tensor.DType, error) {
@@ -196,7 +201,8 @@ var embeddingOp = &Op{
 	Summary: "rows table[ids[i]] of a [V,D] table",
 	Explain: "Output row i is row ids[i] of the [V, D] table: index_select along dim 0 of a float table.",
 	Inputs: []Operand{{Name: "table", Role: "[V, D], float", DTypes: kernels.FloatDTypes},
-		{Name: "ids", Role: "rank-1 U32, each < V", Fixed: tensor.U32}},
+		{Name: "ids", Role: "rank-1 U32 (I32/I64 converted), each < V", Fixed: tensor.U32,
+			Bound: func(c *kernels.Call) (int, string) { return c.In("table").Shape[0], "V" }}},
 	Out: func(c *kernels.Call) ([]int, tensor.DType, error) {
 		t := c.In("table")
 		s, err := kernels.EmbeddingShape(t, c.In("ids"))
@@ -245,7 +251,7 @@ var embeddingOp = &Op{
 
 // Embedding builds an embedding call.
 func Embedding(table, ids *tensor.Tensor) *kernels.Call {
-	return &kernels.Call{Op: "embedding", Inputs: map[string]*tensor.Tensor{"table": table, "ids": ids}, Params: kernels.Params{Dim: -1}}
+	return &kernels.Call{Op: "embedding", Inputs: map[string]*tensor.Tensor{"table": table, "ids": ids}, Params: kernels.Params{Dim: kernels.NoDim}}
 }
 
 // indexSymbols: n counts the output (select, gather), base_n and src_n the

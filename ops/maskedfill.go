@@ -43,7 +43,7 @@ var maskedFillOp = &Op{
 		return MaskedFill(TiledTensor(rng, dt, s), TiledTensor(rng, tensor.BOOL, s), randFill(rng, dt))
 	},
 	Example: func(_ kernels.Form, dt tensor.DType) (*kernels.Call, []Gen) {
-		c := &kernels.Call{Op: "masked_fill", Params: kernels.Params{Fill: tensor.IntScalar(-1), Dim: -1}}
+		c := &kernels.Call{Op: "masked_fill", Params: kernels.Params{Fill: tensor.IntScalar(-1), Dim: kernels.NoDim}}
 		if dt == tensor.BOOL || dt == tensor.U8 || dt == tensor.U32 {
 			c.Fill = tensor.IntScalar(1)
 		}
@@ -63,5 +63,5 @@ var maskedFillOp = &Op{
 // MaskedFill builds a masked_fill call.
 func MaskedFill(x, mask *tensor.Tensor, value tensor.Scalar) *kernels.Call {
 	return &kernels.Call{Op: "masked_fill", Inputs: map[string]*tensor.Tensor{"x": x, "mask": mask},
-		Params: kernels.Params{Fill: value, Dim: -1}}
+		Params: kernels.Params{Fill: value, Dim: kernels.NoDim}}
 }

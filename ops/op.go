@@ -82,6 +82,11 @@ type Operand struct {
 	// Fixed is the dtype of an operand that does not follow the data's
 	// (U32 indices, a BOOL mask); Invalid for one that does.
 	Fixed tensor.DType
+	// Bound, for an index operand, is the exclusive limit of its values
+	// and the contract's name for it ("data.shape[dim]"), read from a call
+	// whose shapes Out accepted: I32 and I64 indices are checked against
+	// it and converted to U32 (Resolve).
+	Bound func(c *kernels.Call) (int, string)
 }
 
 // Tolerance is how a backend's result must compare with the oracle.
@@ -150,13 +155,18 @@ func (o *Op) Variant(p *kernels.Params) kernels.Variant {
 	return kernels.Variant{Op: o.Name, Form: o.FormOf(p)}
 }
 
-// Oracle runs the CPU reference walk of any call's op (a Runner).
+// Oracle runs the CPU reference walk of any call's op (a Runner), on the
+// call resolved as the engine resolves it (Resolve).
 func Oracle(c *kernels.Call) (*tensor.Tensor, error) {
 	o, err := Of(c)
 	if err != nil {
 		return nil, err
 	}
-	return o.Oracle(c)
+	rc, _, err := o.Resolve(c)
+	if err != nil {
+		return nil, err
+	}
+	return o.Oracle(rc)
 }
 
 // Of returns the descriptor of a call's op.
@@ -177,6 +187,11 @@ func (o *Op) CheckInputs(c *kernels.Call) error {
 		t := c.Inputs[in.Name]
 		if t == nil { // a Go caller's nil tensor under the name
 			return o.needs(in.Name)
+		}
+		// a Go caller's tensor built by hand, or one given back with
+		// Release: its bytes must be its shape's, before a kernel reads them
+		if err := t.Check(); err != nil {
+			return kernels.Usagef("%s: input %s: %v", o.Name, in.Name, err)
 		}
 		if in.DTypes != nil && !hasDType(in.DTypes, t.DType) {
 			return kernels.Violatef(o.Name, "%s has dtype %s (contract: %s dtypes %s)", in.Name, t.DType, in.Name, kernels.FormatDTypes(in.DTypes))

@@ -59,7 +59,7 @@ var padOp = &Op{
 		return Pad(TiledTensor(rng, dt, []int{r, c}), f.Mode(), sizedPads(r, c)...)
 	},
 	Example: func(f kernels.Form, dt tensor.DType) (*kernels.Call, []Gen) {
-		c := &kernels.Call{Op: "pad", Params: kernels.Params{Mode: f.Mode(), Padding: pads2x2, Dim: -1}}
+		c := &kernels.Call{Op: "pad", Params: kernels.Params{Mode: f.Mode(), Padding: pads2x2, Dim: kernels.NoDim}}
 		return c, []Gen{arangeGen("4,5", dt)}
 	},
 	Trace: tracePad,
@@ -107,7 +107,7 @@ var padBackwardOp = &Op{
 	},
 	Example: func(f kernels.Form, dt tensor.DType) (*kernels.Call, []Gen) {
 		// grad_out of ones: grad_in then shows how many outputs fold into each input.
-		c := &kernels.Call{Op: "pad_backward", Params: kernels.Params{Mode: f.Mode(), Padding: pads2x2, Dim: -1}}
+		c := &kernels.Call{Op: "pad_backward", Params: kernels.Params{Mode: f.Mode(), Padding: pads2x2, Dim: kernels.NoDim}}
 		return c, []Gen{{Shape: "8,9", DType: dt.String(), Kind: "values", Values: "1"}}
 	},
 	Trace: tracePadBackward,
@@ -145,7 +145,7 @@ func padFill(c *kernels.Call) ([]byte, error) {
 // padCall draws a random input shape and a padding for mode f (reflect
 // pads stay ≤ n−1); the caller adds the operand.
 func padCall(op string, rng *rand.Rand, f kernels.Form, maxRank int) (*kernels.Call, []int) {
-	c := &kernels.Call{Op: op, Params: kernels.Params{Mode: f.Mode(), Dim: -1}}
+	c := &kernels.Call{Op: op, Params: kernels.Params{Mode: f.Mode(), Dim: kernels.NoDim}}
 	in := randShape(rng, 1, min(maxRank, 4), 1, 6)
 	c.Padding = make([]kernels.Pad, len(in))
 	for i, n := range in {
@@ -228,7 +228,7 @@ func tracePadBackward(run Runner, c *kernels.Call) (*Trace, error) {
 	if err != nil {
 		return nil, err
 	}
-	fwd := &kernels.Call{Op: "pad", Params: kernels.Params{Mode: c.Mode, Padding: c.Padding, Dim: -1},
+	fwd := &kernels.Call{Op: "pad", Params: kernels.Params{Mode: c.Mode, Padding: c.Padding, Dim: kernels.NoDim},
 		Inputs: map[string]*tensor.Tensor{"x": tensor.New(tensor.U32, inShape)}}
 	idx, _, method, err := runOnIndices(run, fwd, "x", c.Mode == kernels.Constant)
 	if err != nil {
@@ -281,11 +281,11 @@ func inside(coord []int, box [][2]int) bool {
 // Constant mode fills with 0; set Call.Fill for another value.
 func Pad(x *tensor.Tensor, mode kernels.Mode, pads ...kernels.Pad) *kernels.Call {
 	return &kernels.Call{Op: "pad", Inputs: map[string]*tensor.Tensor{"x": x},
-		Params: kernels.Params{Mode: mode, Padding: pads, Dim: -1}}
+		Params: kernels.Params{Mode: mode, Padding: pads, Dim: kernels.NoDim}}
 }
 
 // PadBackward builds a pad_backward call.
 func PadBackward(gradOut *tensor.Tensor, mode kernels.Mode, pads ...kernels.Pad) *kernels.Call {
 	return &kernels.Call{Op: "pad_backward", Inputs: map[string]*tensor.Tensor{"grad_out": gradOut},
-		Params: kernels.Params{Mode: mode, Padding: pads, Dim: -1}}
+		Params: kernels.Params{Mode: mode, Padding: pads, Dim: kernels.NoDim}}
 }

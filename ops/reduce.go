@@ -16,8 +16,9 @@ import (
 var reduceFamily = []*Op{sumOp, maxOp, minOp, meanOp, argmaxOp, argminOp,
 	reduceSumToOp, reduceMaxToOp, reduceMinToOp, reduceMaxToBackwardOp}
 
-// All is the Dim of a reduction over every element (no --dim).
-const All = -1
+// All is the Dim of a reduction over every element (no --dim); -1 is the
+// last axis, as in NumPy.
+const All = kernels.NoDim
 
 type reduceImpl = func(*tensor.Tensor) (*tensor.Tensor, error)
 type reduceDimImpl = func(*tensor.Tensor, int) (*tensor.Tensor, error)
@@ -33,7 +34,7 @@ func foldOp(name, summary, explain string, all reduceImpl, dimRef reduceDimImpl,
 		Flags:   []Use{{Flag: DimFlag, Note: "absent: every element (rank-0 output)"}},
 		Forms:   []kernels.Form{kernels.FormAll, kernels.FormDim},
 		FormOf: func(p *kernels.Params) kernels.Form {
-			if p.Dim < 0 {
+			if p.Dim == All {
 				return kernels.FormAll
 			}
 			return kernels.FormDim
@@ -43,15 +44,13 @@ func foldOp(name, summary, explain string, all reduceImpl, dimRef reduceDimImpl,
 			if c.Dim == All {
 				return []int{}, x.DType, nil
 			}
-			// any other negative dim is out of range (Go callers: -2
-			// summed every element)
 			if err := kernels.CheckDim(name, "x", c.Dim, x.Rank()); err != nil {
 				return nil, 0, err
 			}
 			return kernels.DropDim(x.Shape, c.Dim), x.DType, nil
 		},
 		Oracle: func(c *kernels.Call) (*tensor.Tensor, error) {
-			if c.Dim < 0 {
+			if c.Dim == All {
 				return all(c.In("x")) // the _all folds have one implementation: the flat-order fold
 			}
 			return dimRef(c.In("x"), c.Dim)
@@ -206,7 +205,7 @@ var (
 
 // ReduceTo builds a reduce_sum_to or reduce_max_to call.
 func ReduceTo(op string, x *tensor.Tensor, target []int) *kernels.Call {
-	return &kernels.Call{Op: op, Inputs: map[string]*tensor.Tensor{"x": x}, Params: kernels.Params{Shape: target, Dim: -1}}
+	return &kernels.Call{Op: op, Inputs: map[string]*tensor.Tensor{"x": x}, Params: kernels.Params{Shape: target, Dim: kernels.NoDim}}
 }
 
 var reduceMaxToBackwardOp = &Op{
@@ -249,7 +248,7 @@ var reduceMaxToBackwardOp = &Op{
 // ReduceMaxToBackward builds a reduce_max_to_backward call.
 func ReduceMaxToBackward(x, upstream *tensor.Tensor, target []int) *kernels.Call {
 	return &kernels.Call{Op: "reduce_max_to_backward", Inputs: map[string]*tensor.Tensor{"x": x, "upstream": upstream},
-		Params: kernels.Params{Shape: target, Dim: -1}}
+		Params: kernels.Params{Shape: target, Dim: kernels.NoDim}}
 }
 
 // randTarget draws an input shape and a broadcast-compatible target.
@@ -293,7 +292,7 @@ func traceReduceDim(p pick, arg bool) func(Runner, *kernels.Call) (*Trace, error
 func reduceDimTrace(p pick, arg bool, c *kernels.Call) (*Trace, error) {
 	x, d, op := c.In("x"), c.Dim, c.Op
 	var outShape, reduced []int
-	if d < 0 {
+	if d == All {
 		outShape = []int{}
 		for a := range x.Shape {
 			reduced = append(reduced, a)
@@ -306,7 +305,7 @@ func reduceDimTrace(p pick, arg bool, c *kernels.Call) (*Trace, error) {
 		reduced = []int{d}
 	}
 	rule := op + " over all elements (rank-0 output)"
-	if d >= 0 {
+	if d != All {
 		rule = fmt.Sprintf("%s along axis %d (removed)", op, d)
 	}
 	t := newTrace(op, "shape rule: "+rule, outShape, c.Inputs)
@@ -316,7 +315,7 @@ func reduceDimTrace(p pick, arg bool, c *kernels.Call) (*Trace, error) {
 	for i := range x.NumElems() {
 		unflatten(i, x.Shape, coord)
 		o := 0
-		if d >= 0 {
+		if d != All {
 			o = flattenSkip(coord, x.Shape, d)
 		}
 		groups[o] = append(groups[o], i)

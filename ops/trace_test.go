@@ -345,7 +345,7 @@ func TestGen(t *testing.T) {
 		want string
 	}{
 		{Gen{Shape: "300", DType: "U8", Kind: "arange"}, "arange: 299.0 cannot be converted to U8 without overflow"},
-		{Gen{Shape: "4", DType: "U8", Kind: "values", Values: "1 300"}, "values: 300.0 cannot be converted to U8"},
+		{Gen{Shape: "4", DType: "U8", Kind: "values", Values: "1 300"}, "values: 300 cannot be converted to U8"},
 		{Gen{Shape: "4", DType: "U32", Kind: "values", Values: "nan"}, "values: NaN is not an integer"},
 		{Gen{Shape: "4", DType: "F16", Kind: "values", Values: "70000"}, "largest finite F16: 65504"},
 		{Gen{Shape: "4", DType: "U8", Kind: "random", Lo: -100, Hi: 1000}, "random: -100.0 cannot be converted to U8"},

@@ -29,7 +29,7 @@ func TestValuesReadsWhatTheTensorTakes(t *testing.T) {
 		t.Errorf("a bad value among the first n: %v", err)
 	}
 	vals, err := ParseValues("1, true false ,, nan -inf")
-	if err != nil || len(vals) != 5 || vals[1] != 1 || vals[2] != 0 {
+	if err != nil || len(vals) != 5 || vals[1].Float64() != 1 || vals[2].Float64() != 0 {
 		t.Errorf("ParseValues: %v %v", vals, err)
 	}
 }
@@ -39,6 +39,21 @@ func BenchmarkValuesLink(b *testing.B) {
 	for b.Loop() {
 		if _, err := g.Make(); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// The page's typed values are rounded once from their text, as a --value
+// is: F16 2049.0000001 is 2050 (0x6801), NumPy's np.float16; through f32
+// it became 2048.
+func TestValuesRoundOnce(t *testing.T) {
+	x, err := (Gen{Shape: "3", DType: "F16", Kind: "values", Values: "2049.0000001, 1.0004882813, 2049"}).Make()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []uint16{0x6801, 0x3C01, 0x6800} {
+		if got := x.U16()[i]; got != want {
+			t.Errorf("value %d: %#04x, want %#04x", i, got, want)
 		}
 	}
 }

@@ -121,3 +121,69 @@ func TestCatalogIgnoresUnknownFilterValues(t *testing.T) {
 		t.Errorf("no note in the page (%v)", err)
 	}
 }
+
+// The page takes what a NumPy user types: a negative --dim and I64
+// indices. The form's values become a share link that restores them as
+// written; the run converts and resolves (said beside the kernel line);
+// the picture traces the axis -1 names, as the kernel read it.
+func TestTryNegativeDimAndI64Indices(t *testing.T) {
+	s := site(t)
+	p, err := s.KernelPage("fuel-reference-backend/gather", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := FromForm(p.Row, map[string]string{"dim": "-1",
+		"data.shape": "3,4", "data.dtype": "F32", "data.kind": "arange",
+		"indices.shape": "3,2", "indices.dtype": "I64", "indices.kind": "values", "indices.values": "3 0 1 2 0 0"})
+	q, err := url.ParseQuery(ShareQuery(cs, []string{"cpu"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err = s.KernelPage("fuel-reference-backend/gather", q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(p.Try.Case.Flags, " "); got != "--dim -1" {
+		t.Errorf("share link restores flags %q", got)
+	}
+	r := s.Try(p.Row, p.Try.Case, []string{"cpu"}, fixedClock{}, noLock)
+	if r.Err != "" || len(r.Runs) != 1 || r.Runs[0].Error != "" {
+		t.Fatalf("run: %q %+v", r.Err, r.Runs)
+	}
+	run := r.Runs[0]
+	if want := []float32{3, 0, 5, 6, 8, 8}; fmt.Sprint(run.Out.F32()) != fmt.Sprint(want) { // np.take_along_axis(arange(12).reshape(3,4), idx, -1)
+		t.Errorf("out %v, want %v", run.Out.F32(), want)
+	}
+	if got := strings.Join(run.Resolved, "; "); got != "dim -1 → 1; indices I64 → U32" {
+		t.Errorf("resolved %q", got)
+	}
+	html, err := Render("results", r)
+	if err != nil || !strings.Contains(html, "; dim -1 → 1</span>") || !strings.Contains(html, "; indices I64 → U32</span>") {
+		t.Errorf("the served line does not say what was resolved (%v):\n%s", err, html)
+	}
+	if r.Trace == nil || r.TraceError != "" {
+		t.Fatalf("trace: %q", r.TraceError)
+	}
+	// Output cell [1,1] reads data[1,2]: the axis is 1, the index 2.
+	if got := r.Trace.Sources[3]; fmt.Sprint(got) != "[{data 6} {indices 3}]" {
+		t.Errorf("out[1,1] traced to %v", got)
+	}
+}
+
+// A reduction's picture marks the axis a negative dim names (traced as
+// written, --dim -1 was refused by the trace's own dim check).
+func TestTraceNegativeDim(t *testing.T) {
+	s := site(t)
+	p, err := s.KernelPage("fuel-reference-backend/sum_dim", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := FromForm(p.Row, map[string]string{"dim": "-1", "x.shape": "2,3", "x.dtype": "F32", "x.kind": "arange"})
+	r := s.Try(p.Row, cs, []string{"cpu"}, fixedClock{}, noLock)
+	if r.Err != "" || len(r.Runs) != 1 || r.Runs[0].Error != "" || fmt.Sprint(r.Runs[0].Out.F32()) != "[3 12]" {
+		t.Fatalf("run: %q %+v", r.Err, r.Runs)
+	}
+	if r.Trace == nil || fmt.Sprint(r.Trace.Reduced) != "[1]" {
+		t.Errorf("trace %+v (%q): want axis 1 reduced", r.Trace, r.TraceError)
+	}
+}

@@ -46,7 +46,8 @@ type RunResult struct {
 	Reps                   int
 	Ms, ResolutionUs       float64
 	Kernel, KernelID       string
-	Href                   string // the serving kernel's page
+	Resolved               []string // what resolving the call changed: "dim -1 → 1", "indices I64 → U32"
+	Href                   string   // the serving kernel's page
 	Provider, Contract     string
 	BytesMoved, GBps       float64
 	Costs                  []CostValue // the serving kernel's
@@ -120,7 +121,7 @@ func (s *Site) Try(row KernelRow, cs ops.Case, backends []string, clock Clock, l
 		}
 		c := *call
 		c.Inputs = r.Inputs
-		if tr, err := o.Trace(run, &c); err != nil {
+		if tr, err := o.TraceCall(run, &c); err != nil {
 			r.TraceError = err.Error()
 		} else {
 			r.Trace = tr
@@ -178,16 +179,19 @@ func (s *Site) runOne(pageID, backendName string, call *kernels.Call, clock Cloc
 			}
 		}
 	}
-	once := func() (*engine.Result, error) {
+	once := func(c *kernels.Call) (*engine.Result, error) {
 		if bd != nil {
-			return s.Eng.RunBinding(bd, call)
+			return s.Eng.RunBinding(bd, c)
 		}
-		return s.Eng.Run(b, call)
+		return s.Eng.Run(b, c)
 	}
-	res, err := once() // the first call also compiles a GPU pipeline: not timed
+	res, err := once(call) // the first call also compiles a GPU pipeline: not timed
 	if err != nil {
 		return failed(backendName, err)
 	}
+	// The timed runs take the call as it ran, resolved: converting I64
+	// indices is not the kernel's time.
+	call, r.Resolved = res.Call, res.Resolved
 	// A batch of warm repetitions: a browser's clock is coarse (5 µs when
 	// the page is cross-origin isolated, 100 µs otherwise), so one run of
 	// a small kernel reads 0. The mean per run is reported.
@@ -199,7 +203,7 @@ func (s *Site) runOne(pageID, backendName string, call *kernels.Call, clock Cloc
 	start := clock.Now()
 	var elapsed time.Duration
 	for reps < 3 || (elapsed < budget && reps < maxReps) {
-		res2, err2 := once()
+		res2, err2 := once(call)
 		if err2 != nil {
 			break
 		}

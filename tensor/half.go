@@ -46,5 +46,25 @@ func HalfFromF32(d DType, f float32) uint16 {
 }
 
 // HalfFromF64 narrows f64→f32→half, the double rounding the pad-backward
-// contracts specify ("narrow f64->f32->bf16 on store").
+// contracts specify ("narrow f64->f32->bf16 on store"). A value (a fill,
+// a generated input) is narrowed once instead: HalfNearestF64.
 func HalfFromF64(d DType, f float64) uint16 { return HalfFromF32(d, float32(f)) }
+
+// HalfNearestF64 narrows an f64 to a half of dtype d once, to nearest with
+// ties to even. The f64 goes to f32 rounded to odd (truncated, its last bit
+// set when anything was cut off), which keeps enough of what was cut for
+// the one rounding to the half's 11 or 8 bits to be the nearest: f32's 24
+// bits exceed either by more than two.
+func HalfNearestF64(d DType, f float64) uint16 {
+	if math.IsNaN(f) {
+		return HalfFromF32(d, float32(f))
+	}
+	g := float32(f)
+	if float64(g) != f {
+		if math.Abs(float64(g)) > math.Abs(f) { // rounded away from zero: truncate
+			g = math.Nextafter32(g, 0)
+		}
+		g = math.Float32frombits(math.Float32bits(g) | 1)
+	}
+	return HalfFromF32(d, g)
+}

@@ -20,6 +20,8 @@ type Tensor struct {
 	DType DType
 	Shape []int
 	Data  []byte
+	// released is set by Release: the storage went back for reuse.
+	released bool
 }
 
 // Check reports whether t is a tensor as the type's comment says: a dtype
@@ -30,6 +32,9 @@ type Tensor struct {
 func (t *Tensor) Check() error {
 	if t == nil {
 		return errors.New("no tensor (nil)")
+	}
+	if t.released {
+		return ErrReleased
 	}
 	if NpyDescr(t.DType) == "" {
 		return fmt.Errorf("dtype %v is not one of the tensor dtypes", t.DType)
@@ -120,7 +125,12 @@ func Empty(dt DType, shape []int) *Tensor {
 	if err := CheckShape(shape); err != nil {
 		panic(err)
 	}
-	return &Tensor{DType: dt, Shape: append([]int{}, shape...), Data: uninitBytes(NumElems(shape) * dt.Size())}
+	n := NumElems(shape) * dt.Size()
+	b := reuse(n) // a released block of this size, if one is kept
+	if b == nil {
+		b = uninitBytes(n)
+	}
+	return &Tensor{DType: dt, Shape: append([]int{}, shape...), Data: b}
 }
 
 // FromBytes builds a tensor over a copy of raw little-endian data, checking
@@ -242,7 +252,7 @@ func Encode(dt DType, v float64) []byte {
 	case I64:
 		binary.LittleEndian.PutUint64(b, uint64(int64(v)))
 	case F16, BF16:
-		binary.LittleEndian.PutUint16(b, HalfFromF64(dt, v))
+		binary.LittleEndian.PutUint16(b, HalfNearestF64(dt, v))
 	case F32:
 		binary.LittleEndian.PutUint32(b, math.Float32bits(float32(v)))
 	case F64:

@@ -25,7 +25,7 @@ func TestCompareOwnOrder(t *testing.T) {
 				x.F64()[i] = v
 			}
 		}
-		c := &kernels.Call{Op: "sum", Inputs: map[string]*tensor.Tensor{"x": x}, Params: kernels.Params{Dim: -1}}
+		c := &kernels.Call{Op: "sum", Inputs: map[string]*tensor.Tensor{"x": x}, Params: kernels.Params{Dim: kernels.NoDim}}
 		got, err := cpu.SumAllBlocked(x)
 		if err != nil {
 			t.Fatal(err)
@@ -57,13 +57,13 @@ func TestCellsNaNAndOracleBits(t *testing.T) {
 		return x
 	}
 	x := nan(tensor.F64, 0x7ff8000000000001)
-	sum := &kernels.Call{Op: "sum", Inputs: map[string]*tensor.Tensor{"x": tensor.New(tensor.F64, []int{1})}, Params: kernels.Params{Dim: -1}}
+	sum := &kernels.Call{Op: "sum", Inputs: map[string]*tensor.Tensor{"x": tensor.New(tensor.F64, []int{1})}, Params: kernels.Params{Dim: kernels.NoDim}}
 	copy(sum.Inputs["x"].Data, x.Data)
 	if d, err := Cells(sum, nan(tensor.F64, 0xfff8000000000000), Contract, 0); err != nil || d != nil {
 		t.Errorf("F64 sum of a NaN, another NaN's bits: %+v, %v; want a match", d, err)
 	}
 	pad := &kernels.Call{Op: "pad", Inputs: map[string]*tensor.Tensor{"x": tensor.New(tensor.F32, []int{1})},
-		Params: kernels.Params{Mode: kernels.Constant, Padding: []kernels.Pad{{}}, Dim: -1}}
+		Params: kernels.Params{Mode: kernels.Constant, Padding: []kernels.Pad{{}}, Dim: kernels.NoDim}}
 	copy(pad.Inputs["x"].Data, nan(tensor.F32, 0x7fc00001).Data)
 	got := tensor.New(tensor.F32, []int{1})
 	copy(got.Data, nan(tensor.F32, 0x7fc00000).Data)
@@ -74,7 +74,7 @@ func TestCellsNaNAndOracleBits(t *testing.T) {
 	// the f64 reference (2^-150, bound about 1e-52) would refuse.
 	x32 := tensor.New(tensor.F32, []int{2})
 	x32.F32()[0], x32.F32()[1] = 0x1p-149, 0
-	mean := &kernels.Call{Op: "mean", Inputs: map[string]*tensor.Tensor{"x": x32}, Params: kernels.Params{Dim: -1}}
+	mean := &kernels.Call{Op: "mean", Inputs: map[string]*tensor.Tensor{"x": x32}, Params: kernels.Params{Dim: kernels.NoDim}}
 	want, err := cpu.MeanAll(x32)
 	if err != nil {
 		t.Fatal(err)

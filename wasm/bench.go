@@ -153,7 +153,13 @@ func planInput(in benchInput) (tensor.DType, func(*rand.Rand, *tensor.Tensor), e
 	case len(in.Fill) == 0:
 		return dt, func(*rand.Rand, *tensor.Tensor) {}, nil // zeros
 	case json.Unmarshal(in.Fill, &num) == nil:
-		s, err := tensor.FloatScalar(num).Encode(dt)
+		// the number as written, rounded once (a JSON number is a decimal
+		// ParseScalar reads)
+		v, err := tensor.ParseScalar(strings.TrimSpace(string(in.Fill)))
+		if err != nil {
+			return 0, nil, fmt.Errorf("fill %s: %v", in.Fill, err)
+		}
+		s, err := v.Encode(dt)
 		if err != nil {
 			return 0, nil, err
 		}

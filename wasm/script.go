@@ -142,10 +142,15 @@ func scriptRun(reqJSON string) (any, error) {
 	if err != nil {
 		return nil, surfaceError(err)
 	}
+	resolved := make([]any, len(res.Resolved)) // what resolving the call changed, as `fkc run` prints it
+	for i, n := range res.Resolved {
+		resolved[i] = n
+	}
 	return map[string]any{
 		"kernel":   res.Kernel,
 		"provider": res.Provider,
 		"backend":  res.Backend,
+		"resolved": resolved,
 		"npy":      base64.StdEncoding.EncodeToString(npy),
 	}, nil
 }

@@ -16,6 +16,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"flag"
 	"fmt"
@@ -26,6 +27,7 @@ import (
 	"net/http"
 	"os"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -396,34 +398,103 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	serveContent(w, r, info.ModTime(), bytes.NewReader(data), int64(len(data)))
 }
 
-// serveContent is http.ServeContent (size: content's length) with two
-// repairs. A zero-length suffix range ("bytes=-0") selects nothing (RFC
-// 9110 §14.1.2), where ServeContent answers 206 with an inverted
-// Content-Range (golang/go#81262): such ranges are dropped, and a Range of
-// nothing else is answered 416. And its error answers (416, 412) keep
-// Cache-Control, which it removes with the representation's headers.
+// serveContent is http.ServeContent (size: content's length) with its
+// Range header normalized first (normalizeRange), and with Cache-Control
+// kept on its error answers (416, 412), which it removes with the
+// representation's headers.
 func serveContent(w http.ResponseWriter, r *http.Request, mod time.Time, content io.ReadSeeker, size int64) {
-	if rg := r.Header.Get("Range"); strings.HasPrefix(rg, "bytes=") {
-		var keep []string
-		for _, spec := range strings.Split(strings.TrimPrefix(rg, "bytes="), ",") {
-			if t := strings.TrimSpace(spec); len(t) > 1 && t[0] == '-' && strings.Trim(t[1:], "0") == "" {
-				continue // "-0", "-00": a suffix of no bytes
-			}
-			keep = append(keep, spec)
+	if rg := r.Header.Get("Range"); rg != "" {
+		if rg, ok := normalizeRange(rg, size); !ok {
+			r.Header.Del("Range")
+		} else {
+			r.Header.Set("Range", rg)
 		}
-		if len(keep) == 0 {
-			hd := w.Header()
-			hd.Del("Content-Encoding")
-			hd.Del("ETag")
-			hd.Set("Content-Range", fmt.Sprintf("bytes */%d", size))
-			hd.Set("Content-Type", "text/plain; charset=utf-8")
-			w.WriteHeader(http.StatusRequestedRangeNotSatisfiable)
-			fmt.Fprintf(w, "invalid range: %q selects no bytes\n", rg)
-			return
-		}
-		r.Header.Set("Range", "bytes="+strings.Join(keep, ","))
 	}
 	http.ServeContent(keepCacheControl{w}, r, "", mod, content)
+}
+
+// maxRanges is how many ranges, once merged, a request is answered with in
+// parts; past that it gets the whole file (Apache and nginx cap them too).
+const maxRanges = 16
+
+// normalizeRange rewrites a Range header for ServeContent, which answers
+// every range it is given: 1,000 copies of "0-0" made a 206 of 11 times
+// the file. Overlapping and adjacent ranges are merged, in ascending order
+// (RFC 9110 §15.3.7.2); ranges that add up to more than the file, more
+// than maxRanges once merged, or a header that is not "bytes=" and ranges
+// of digits get the whole file (ok false: drop the header, as RFC 9110
+// §14.2 allows). A range that selects no bytes is dropped: ServeContent
+// answered a zero-length suffix ("bytes=-0", §14.1.2) with 206 and an
+// inverted Content-Range (golang/go#81262). When none is left, the header
+// becomes one that starts at the end, which ServeContent answers 416 with
+// "bytes */size" after its precondition checks (200 for an empty file).
+func normalizeRange(rg string, size int64) (string, bool) {
+	specs, ok := strings.CutPrefix(rg, "bytes=")
+	if !ok {
+		return "", false
+	}
+	type span struct{ start, end int64 } // [start, end)
+	var spans []span
+	var sum int64
+	for spec := range strings.SplitSeq(specs, ",") {
+		spec = strings.TrimSpace(spec)
+		if spec == "" {
+			continue
+		}
+		first, last, ok := strings.Cut(spec, "-")
+		first, last = strings.TrimSpace(first), strings.TrimSpace(last)
+		if !ok || !digits(first) || !digits(last) || first == "" && last == "" {
+			return "", false
+		}
+		a, errA := strconv.ParseInt(first, 10, 64)
+		b, errB := strconv.ParseInt(last, 10, 64)
+		var sp span
+		switch {
+		case first == "": // a suffix of b bytes
+			if errB != nil {
+				return "", false
+			}
+			sp = span{size - min(b, size), size}
+		case errA != nil || last != "" && (errB != nil || b < a):
+			return "", false
+		case last == "":
+			sp = span{a, size}
+		default:
+			sp = span{a, min(b, size-1) + 1}
+		}
+		if sp.start >= size || sp.end <= sp.start {
+			continue // selects no bytes
+		}
+		if sum += sp.end - sp.start; sum > size {
+			return "", false
+		}
+		spans = append(spans, sp)
+	}
+	if len(spans) == 0 {
+		return fmt.Sprintf("bytes=%d-", size), true
+	}
+	slices.SortFunc(spans, func(x, y span) int { return cmp.Compare(x.start, y.start) })
+	merged := spans[:1]
+	for _, sp := range spans[1:] {
+		if last := &merged[len(merged)-1]; sp.start <= last.end {
+			last.end = max(last.end, sp.end)
+		} else {
+			merged = append(merged, sp)
+		}
+	}
+	if len(merged) > maxRanges {
+		return "", false
+	}
+	parts := make([]string, len(merged))
+	for i, sp := range merged {
+		parts[i] = fmt.Sprintf("%d-%d", sp.start, sp.end-1)
+	}
+	return "bytes=" + strings.Join(parts, ","), true
+}
+
+// digits reports a string of ASCII digits only (empty included).
+func digits(s string) bool {
+	return strings.Trim(s, "0123456789") == ""
 }
 
 // keepCacheControl puts securityHeaders' Cache-Control back on a response

@@ -1,8 +1,12 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"fmt"
 	"io"
+	"mime"
+	"mime/multipart"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -312,5 +316,126 @@ func TestRangeRepairs(t *testing.T) {
 		if w.Code != c.status || hd.Get("Content-Range") != c.contentRange || hd.Get("Cache-Control") != "no-cache" {
 			t.Errorf("Range %q: %d, Content-Range %q, Cache-Control %q; want %d, %q, no-cache", c.rng, w.Code, hd.Get("Content-Range"), hd.Get("Cache-Control"), c.status, c.contentRange)
 		}
+	}
+}
+
+// Ranges are merged before they are served: overlapping and adjacent ones
+// become one, a few disjoint ones stay a multipart 206 of the right bytes,
+// and more than maxRanges after merging, ranges adding up to more than the
+// file, or a header that is not bytes= with digits get the whole file.
+// The precompressed twin is ranged over its own bytes the same way.
+func TestRangeLimits(t *testing.T) {
+	dir := testDir(t)
+	file, err := os.ReadFile(filepath.Join(dir, "app.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, _ := os.Stat(filepath.Join(dir, "app.wasm"))
+	var zbuf bytes.Buffer
+	zw := gzip.NewWriter(&zbuf)
+	zw.Write(file)
+	zw.Close()
+	gz := zbuf.Bytes()
+	if err := os.WriteFile(filepath.Join(dir, "app.wasm.gz"), gz, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(filepath.Join(dir, "app.wasm.gz"), fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	h, err := newHandler(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	disjoint := func(n int) string { // n ranges of 2 bytes, 10 apart
+		var s []string
+		for i := range n {
+			s = append(s, fmt.Sprintf("%d-%d", 10*i, 10*i+1))
+		}
+		return strings.Join(s, ",")
+	}
+	type part struct{ first, last int }
+	for _, c := range []struct {
+		name, rng string
+		gzip      bool
+		status    int
+		parts     []part // 206: the parts in order; one part: not multipart
+	}{
+		{"single", "5-14", false, 206, []part{{5, 14}}},
+		{"1000 overlapping", strings.Repeat("0-0,", 999) + "0-0", false, 206, []part{{0, 0}}},
+		{"overlapping", "0-99,50-149,120-130", false, 206, []part{{0, 149}}},
+		{"adjacent", "0-9,10-19,20-", false, 206, []part{{0, len(file) - 1}}},
+		{"suffix overlaps", "-10,0-5", false, 206, []part{{0, 5}, {len(file) - 10, len(file) - 1}}},
+		{"disjoint", "1000-1009,0-9,100-109", false, 206, []part{{0, 9}, {100, 109}, {1000, 1009}}},
+		{"16 disjoint", disjoint(16), false, 206, func() (p []part) {
+			for i := range 16 {
+				p = append(p, part{10 * i, 10*i + 1})
+			}
+			return p
+		}()},
+		{"17 disjoint", disjoint(17), false, 200, nil},
+		{"more than the file", "0-,0-", false, 200, nil},
+		{"signed", "+0-+0,+0-+0", false, 200, nil},
+		{"other unit", "items=0-1", false, 200, nil},
+		{"past the end", fmt.Sprintf("%d-", len(file)), false, 416, nil},
+		{"gzip overlapping", strings.Repeat("0-0,", 99) + "1-9", true, 206, []part{{0, 9}}},
+		{"gzip more than the file", strings.Repeat("0-9,", 99), true, 200, nil},
+		{"gzip disjoint", "0-9,100-109", true, 206, []part{{0, 9}, {100, 109}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := httptest.NewRequest("GET", "/app.wasm", nil)
+			r.Header.Set("Range", "bytes="+c.rng)
+			if c.name == "other unit" {
+				r.Header.Set("Range", c.rng)
+			}
+			want := file
+			if c.gzip {
+				r.Header.Set("Accept-Encoding", "gzip")
+				want = gz
+			}
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, r)
+			res := w.Result()
+			body, _ := io.ReadAll(res.Body)
+			if res.StatusCode != c.status {
+				t.Fatalf("Range %.40q: %d (%d bytes), want %d", c.rng, res.StatusCode, len(body), c.status)
+			}
+			if c.gzip != (res.Header.Get("Content-Encoding") == "gzip") {
+				t.Fatalf("Content-Encoding %q", res.Header.Get("Content-Encoding"))
+			}
+			check := func(cr string, got []byte, p part) {
+				t.Helper()
+				if wantCR := fmt.Sprintf("bytes %d-%d/%d", p.first, p.last, len(want)); cr != wantCR {
+					t.Fatalf("Content-Range %q, want %q", cr, wantCR)
+				}
+				if !bytes.Equal(got, want[p.first:p.last+1]) {
+					t.Fatalf("bytes %d-%d differ from the file's", p.first, p.last)
+				}
+			}
+			switch {
+			case c.status == 200:
+				if !bytes.Equal(body, want) {
+					t.Fatalf("200 body is %d bytes, not the file's %d", len(body), len(want))
+				}
+			case len(c.parts) == 1:
+				check(res.Header.Get("Content-Range"), body, c.parts[0])
+			case len(c.parts) > 1:
+				mt, params, err := mime.ParseMediaType(res.Header.Get("Content-Type"))
+				if err != nil || mt != "multipart/byteranges" {
+					t.Fatalf("Content-Type %q, want multipart/byteranges", res.Header.Get("Content-Type"))
+				}
+				mr := multipart.NewReader(bytes.NewReader(body), params["boundary"])
+				for i, p := range c.parts {
+					mp, err := mr.NextPart()
+					if err != nil {
+						t.Fatalf("part %d: %v", i, err)
+					}
+					got, _ := io.ReadAll(mp)
+					check(mp.Header.Get("Content-Range"), got, p)
+				}
+				if _, err := mr.NextPart(); err != io.EOF {
+					t.Fatalf("more parts than %d: %v", len(c.parts), err)
+				}
+			}
+		})
 	}
 }

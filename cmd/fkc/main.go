@@ -1,7 +1,7 @@
 // Command fkc is the native CLI (SPEC §5): the same packages as the browser
 // playground, with the WGSL kernels run by wgpu-native on Vulkan.
 //
-//	go install github.com/fkc-playground/fkc/cmd/fkc@latest
+//	go install ./cmd/fkc   # from a clone (cgo: needs gcc)
 //	fkc run pad --mode reflect --padding 0:0,2:2 -i x=in.npy -o out.npy
 package main
 

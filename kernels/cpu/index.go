@@ -21,8 +21,8 @@ import (
 // along dim, with rank-1 U32 indices; the output is data's shape with dim
 // resized to len(indices). The fast path copies whole [inner] runs (rows,
 // along dim 0), shared out among the workers.
-func IndexSelect(data, indices *tensor.Tensor, dim int) (*tensor.Tensor, error) {
-	out, err := indexSelectSetup(data, indices, dim)
+func IndexSelect(data, indices *tensor.Tensor, dim int, into ...*tensor.Tensor) (*tensor.Tensor, error) {
+	out, err := indexSelectSetup(data, indices, dim, into...)
 	if err != nil || len(out.Data) == 0 {
 		return out, err
 	}
@@ -57,7 +57,7 @@ func IndexSelectRef(data, indices *tensor.Tensor, dim int) (*tensor.Tensor, erro
 	return out, nil
 }
 
-func indexSelectSetup(data, indices *tensor.Tensor, dim int) (*tensor.Tensor, error) {
+func indexSelectSetup(data, indices *tensor.Tensor, dim int, into ...*tensor.Tensor) (*tensor.Tensor, error) {
 	shape, err := kernels.IndexSelectShape(data, indices, dim)
 	if err != nil {
 		return nil, err
@@ -65,7 +65,7 @@ func indexSelectSetup(data, indices *tensor.Tensor, dim int) (*tensor.Tensor, er
 	if err := kernels.CheckIndices("index_select", "indices", indices, data.Shape[dim], "data.shape[dim]"); err != nil {
 		return nil, err
 	}
-	return newOutput(data.DType, shape), nil
+	return output(into, data.DType, shape)
 }
 
 // ---- gather ----
@@ -78,12 +78,15 @@ func indexSelectSetup(data, indices *tensor.Tensor, dim int) (*tensor.Tensor, er
 // own (the index tensor is as large as the output); on any index out of
 // range the partial output is dropped and kernels.CheckIndices reports the
 // first one in flat order, as the reference does.
-func Gather(data, indices *tensor.Tensor, dim int) (*tensor.Tensor, error) {
+func Gather(data, indices *tensor.Tensor, dim int, into ...*tensor.Tensor) (*tensor.Tensor, error) {
 	shape, err := kernels.GatherShape(data, indices, dim)
 	if err != nil {
 		return nil, err
 	}
-	out := newOutput(data.DType, shape)
+	out, err := output(into, data.DType, shape)
+	if err != nil {
+		return nil, err
+	}
 	if len(out.Data) == 0 || len(data.Data) == 0 {
 		// No data with indices means data.shape[dim] is 0 (another empty
 		// axis would empty indices too): every index is out of range.
@@ -229,7 +232,7 @@ func gatherSetup(data, indices *tensor.Tensor, dim int) (*tensor.Tensor, error) 
 
 // Embedding is embedding: table [V, D] (rank 2), ids rank-1 U32; row i of
 // the [len(ids), D] output is table[ids[i]], copied whole.
-func Embedding(table, ids *tensor.Tensor) (*tensor.Tensor, error) {
+func Embedding(table, ids *tensor.Tensor, into ...*tensor.Tensor) (*tensor.Tensor, error) {
 	shape, err := kernels.EmbeddingShape(table, ids)
 	if err != nil {
 		return nil, err
@@ -239,7 +242,10 @@ func Embedding(table, ids *tensor.Tensor) (*tensor.Tensor, error) {
 	if err := kernels.CheckIndices("embedding", "ids", ids, V, "V"); err != nil {
 		return nil, err
 	}
-	out := newOutput(table.DType, shape)
+	out, err := output(into, table.DType, shape)
+	if err != nil {
+		return nil, err
+	}
 	row := D * table.DType.Size()
 	par.For(len(id), 2*row, func(lo, hi int) {
 		copyRows(out.Data, table.Data, row, lo, hi, func(i int) int { return int(id[i]) * row })
@@ -308,11 +314,14 @@ func newAdder(out, src *tensor.Tensor) adder {
 // src order (a stable counting sort of the indices by chunk). A slot's
 // additions therefore come in src flat order, as in the reference, and
 // chunks are independent, so they are shared out among the workers.
-func IndexAdd(base, indices, src *tensor.Tensor, dim int) (*tensor.Tensor, error) {
+func IndexAdd(base, indices, src *tensor.Tensor, dim int, into ...*tensor.Tensor) (*tensor.Tensor, error) {
 	if err := indexAddCheck(base, indices, src, dim); err != nil {
 		return nil, err
 	}
-	out := newOutput(base.DType, base.Shape)
+	out, err := output(into, base.DType, base.Shape)
+	if err != nil {
+		return nil, err
+	}
 	if len(out.Data) == 0 {
 		return out, nil
 	}
@@ -437,11 +446,14 @@ func indexAddCheck(base, indices, src *tensor.Tensor, dim int) error {
 // matching src row into it while the row is in cache. Indices are checked
 // as they are used; on any out of range the partial output is dropped and
 // kernels.CheckIndices reports the first one in flat order.
-func ScatterAdd(base, indices, src *tensor.Tensor, dim int) (*tensor.Tensor, error) {
+func ScatterAdd(base, indices, src *tensor.Tensor, dim int, into ...*tensor.Tensor) (*tensor.Tensor, error) {
 	if err := kernels.CheckScatterAdd(base, indices, src, dim); err != nil {
 		return nil, err
 	}
-	out := newOutput(base.DType, base.Shape)
+	out, err := output(into, base.DType, base.Shape)
+	if err != nil {
+		return nil, err
+	}
 	if len(out.Data) == 0 {
 		return out, scatterIndexCheck(base, indices, dim)
 	}

@@ -4,6 +4,8 @@ package cpu
 // patterns, and the (outer, n, inner) split of a shape around one axis.
 
 import (
+	"fmt"
+	"slices"
 	"unsafe"
 
 	"github.com/fkc-playground/fkc/tensor"
@@ -79,3 +81,17 @@ func flatten(coord, strides []int) int {
 // that poisons every byte (poison_test.go), so an element a kernel forgets
 // to write shows up as a mismatch, not as stale memory.
 var newOutput = tensor.Empty
+
+// output is a kernel's result: the caller's own tensor (into, a data
+// mover's optional last argument: NumPy's out=), which must have the
+// output's dtype and shape, or a new one.
+func output(into []*tensor.Tensor, dt tensor.DType, shape []int) (*tensor.Tensor, error) {
+	if len(into) == 0 || into[0] == nil {
+		return newOutput(dt, shape), nil
+	}
+	o := into[0]
+	if o.DType != dt || !slices.Equal(o.Shape, shape) || len(o.Data) != tensor.NumElems(shape)*dt.Size() {
+		return nil, fmt.Errorf("the output tensor is %s%v (%d bytes); this call's output is %s%v", o.DType, o.Shape, len(o.Data), dt, shape)
+	}
+	return o, nil
+}

@@ -41,13 +41,15 @@ func padWith(f func(*tensor.Tensor, kernels.Mode, []kernels.Pad, []byte) (*tenso
 	}
 }
 
-func index(f func(data, indices *tensor.Tensor, dim int) (*tensor.Tensor, error)) kernels.Impl {
-	return func(c *kernels.Call) (*tensor.Tensor, error) { return f(c.In("data"), c.In("indices"), c.Dim) }
+// The data movers write into the caller's tensor (Call.Out) when there is one.
+
+func index(f func(data, indices *tensor.Tensor, dim int, into ...*tensor.Tensor) (*tensor.Tensor, error)) kernels.Impl {
+	return func(c *kernels.Call) (*tensor.Tensor, error) { return f(c.In("data"), c.In("indices"), c.Dim, c.Out) }
 }
 
-func add(f func(base, indices, src *tensor.Tensor, dim int) (*tensor.Tensor, error)) kernels.Impl {
+func add(f func(base, indices, src *tensor.Tensor, dim int, into ...*tensor.Tensor) (*tensor.Tensor, error)) kernels.Impl {
 	return func(c *kernels.Call) (*tensor.Tensor, error) {
-		return f(c.In("base"), c.In("indices"), c.In("src"), c.Dim)
+		return f(c.In("base"), c.In("indices"), c.In("src"), c.Dim, c.Out)
 	}
 }
 
@@ -73,7 +75,7 @@ func Links() []kernels.Link {
 		{EntryPoint: refOracle + "index_add", Serves: v("index_add"), Impl: add(IndexAdd), Where: "kernels/cpu.IndexAdd"},
 		{EntryPoint: refOracle + "scatter_add", Serves: v("scatter_add"), Impl: add(ScatterAdd), Where: "kernels/cpu.ScatterAdd"},
 		{EntryPoint: refOracle + "embedding", Serves: v("embedding"), Impl: func(c *kernels.Call) (*tensor.Tensor, error) {
-			return Embedding(c.In("table"), c.In("ids"))
+			return Embedding(c.In("table"), c.In("ids"), c.Out)
 		}, Where: "kernels/cpu.Embedding"},
 		// fuel-reference-backend, reductions.
 		{EntryPoint: refOracle + "sum_all", Serves: v("sum", kernels.FormAll), Impl: unary(SumAll), Where: "kernels/cpu.SumAll"},
@@ -102,7 +104,7 @@ func Links() []kernels.Link {
 			if err != nil {
 				return nil, err
 			}
-			return MaskedFill(x(c), c.In("mask"), fill)
+			return MaskedFill(x(c), c.In("mask"), fill, c.Out)
 		}, Where: "kernels/cpu.MaskedFill"},
 		// A sum in its own contracted order: run from its page or chosen by
 		// name, never in place of sum_all's flat fold.

@@ -14,13 +14,16 @@ import (
 // fkc-cpu-kernels.fkc.md): out[i] = mask[i] != 0 ? fill : x[i] for any
 // element width. mask is BOOL with exactly x's shape (no broadcasting); fill
 // is one pre-encoded element (len == dtype size).
-func MaskedFill(x, mask *tensor.Tensor, fill []byte) (*tensor.Tensor, error) {
+func MaskedFill(x, mask *tensor.Tensor, fill []byte, into ...*tensor.Tensor) (*tensor.Tensor, error) {
 	if err := kernels.CheckMaskedFill(x, mask, fill); err != nil {
 		return nil, err
 	}
 	// Element views are native-endian over little-endian data (the hosts
 	// and WASM are little-endian); the fill is decoded the same way.
-	out := newOutput(x.DType, x.Shape)
+	out, err := output(into, x.DType, x.Shape)
+	if err != nil {
+		return nil, err
+	}
 	switch x.DType.Size() {
 	case 1:
 		maskedFill(viewOf[uint8](x.Data), mask.Data, fill[0], viewOf[uint8](out.Data))

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"strconv"
@@ -211,9 +212,43 @@ var (
 // with "Unknown gles3 minor version" on the second OpenNative).
 func vulkanInstance() *wgpu.Instance {
 	instOnce.Do(func() {
+		quietDrivers()
 		instance = wgpu.CreateInstance(&wgpu.InstanceDescriptor{Backends: wgpu.InstanceBackendVulkan})
 	})
 	return instance
+}
+
+// quietDrivers keeps wgpu's and Mesa's chatter off the program's stderr:
+// warnings below errors ("Unable to find extension:
+// VK_EXT_swapchain_colorspace") and the window-system probe's complaint
+// when XDG_RUNTIME_DIR is unset, which a compute-only library never needs.
+// An unset XDG_RUNTIME_DIR is set to a private directory of this user's.
+func quietDrivers() {
+	wgpu.SetLogLevel(wgpu.LogLevelError)
+	if os.Getenv("XDG_RUNTIME_DIR") == "" {
+		dir := filepath.Join(os.TempDir(), fmt.Sprintf("fkc-runtime-%d", os.Getuid()))
+		if os.MkdirAll(dir, 0o700) == nil && os.Chmod(dir, 0o700) == nil {
+			os.Setenv("XDG_RUNTIME_DIR", dir)
+		}
+	}
+}
+
+// noAdapterHint says why no adapter was found and what to do. Under an
+// address-space limit (ulimit -v) a Vulkan driver that is installed fails
+// the same way as none: Mesa lavapipe maps about 2 GiB (LLVM and a thread
+// pool), and wgpu reports only that no adapter initialized.
+func noAdapterHint(limit uint64, limited bool) string {
+	const install = "install a Vulkan driver, e.g. Mesa lavapipe: apt-get install mesa-vulkan-drivers"
+	if !limited {
+		return " (" + install + ")"
+	}
+	return limitHint(limit) + "; without a limit, this error means no Vulkan driver is installed (" + install + ")"
+}
+
+// limitHint names the address-space limit a driver failed under.
+func limitHint(limit uint64) string {
+	return fmt.Sprintf(": the Vulkan driver could not map its memory under this process's address-space limit of %d MiB "+
+		"(RLIMIT_AS, ulimit -v %d): raise it (ulimit -v unlimited; Mesa lavapipe needs about 2 GiB)", limit>>20, limit>>10)
 }
 
 // OpenNative opens the first Vulkan adapter through wgpu-native (the Vulkan
@@ -231,7 +266,7 @@ func OpenNative() (*Device, error) {
 		if err == nil {
 			err = errors.New("no adapter returned")
 		}
-		return nil, fmt.Errorf("no Vulkan adapter found: %v (install a Vulkan driver, e.g. Mesa lavapipe: apt-get install mesa-vulkan-drivers)", err)
+		return nil, fmt.Errorf("no Vulkan adapter found: %v%s", err, noAdapterHint(addressSpaceLimit()))
 	}
 	ai := ad.GetInfo()
 	if ai.BackendType != wgpu.BackendTypeVulkan {
@@ -275,7 +310,11 @@ func OpenNative() (*Device, error) {
 	})
 	if err != nil {
 		ad.Release()
-		return nil, fmt.Errorf("gpu: request device on %q: %v", ai.Name, err)
+		hint := ""
+		if lim, limited := addressSpaceLimit(); limited {
+			hint = limitHint(lim) // a driver may find the adapter, then fail to map the device's memory
+		}
+		return nil, fmt.Errorf("gpu: request device on %q: %v%s", ai.Name, err, hint)
 	}
 	d.dev = dev
 	d.queue = dev.GetQueue()

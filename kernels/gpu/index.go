@@ -158,7 +158,7 @@ func (c *indexCall) finish(j *job, flag *outBuf, out *tensor.Tensor) (*tensor.Te
 	}
 	if pos := getU32(flag.data); pos != 0xffffffff {
 		v := c.idx.U32()[pos]
-		return nil, kernels.IndexOutOfRange(c.op, c.operand, c.idx.Shape, int(pos), uint64(v), c.bound, c.limit)
+		return nil, kernels.IndexOutOfRange(c.op, c.operand, c.idx.Shape, int(pos), int64(v), c.bound, c.limit)
 	}
 	return out, nil
 }

@@ -455,7 +455,8 @@ func TestThreadsOverTreesChoices(t *testing.T) {
 			si := randIdx(r, []int{tc.ishape[tc.dim]}, tc.shape[tc.dim])
 			name := fmt.Sprintf("%v%v dim %d", dt, tc.shape, tc.dim)
 			for op, f := range map[string][2]func(*tensor.Tensor, *tensor.Tensor, int) (*tensor.Tensor, error){
-				"gather": {d.Gather, cpu.Gather}, "index_select": {d.IndexSelect, cpu.IndexSelect},
+				"gather":       {d.Gather, func(a, b *tensor.Tensor, dim int) (*tensor.Tensor, error) { return cpu.Gather(a, b, dim) }},
+				"index_select": {d.IndexSelect, func(a, b *tensor.Tensor, dim int) (*tensor.Tensor, error) { return cpu.IndexSelect(a, b, dim) }},
 			} {
 				idx := gi
 				if op == "index_select" {

@@ -49,7 +49,11 @@ func (d *Device) labPipe(r *kernels.LabRun) (*pipe, error) {
 	for _, v := range r.Views {
 		rw = append(rw, v < 0)
 	}
+	// A user's module that does not compile is the caller's to report (at
+	// the user's line); wgpu-native would log it to stderr as well.
+	wgpu.SetLogLevel(wgpu.LogLevelOff)
 	p, err := d.build(kernelSpec{name: key, entry: r.Entry, src: r.Source, rw: rw})
+	wgpu.SetLogLevel(wgpu.LogLevelError) // quietDrivers' level
 	if err != nil {
 		return nil, &kernels.WGSLError{Msg: err.Error()}
 	}

@@ -7,10 +7,6 @@ package vulkan
 import (
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-
-	"github.com/cogentcore/webgpu/wgpu"
 
 	"github.com/fkc-playground/fkc/cli"
 	"github.com/fkc-playground/fkc/engine"
@@ -19,7 +15,6 @@ import (
 
 // GPU is the Vulkan backend for cli.Main.
 func GPU() *cli.GPU {
-	quietDrivers()
 	return &cli.GPU{
 		Entries: gpu.Links(nil), // entry points and where, for `fkc contracts`
 		Devices: func(w io.Writer) error {
@@ -38,19 +33,5 @@ func GPU() *cli.GPU {
 			}
 			return d, d.Close, nil
 		},
-		Quiet: func() { wgpu.SetLogLevel(wgpu.LogLevelOff) },
-	}
-}
-
-// quietDrivers keeps wgpu's and Mesa's chatter (window-system probing that a
-// compute-only tool never uses) off stderr, where `fkc run` prints exactly
-// one line.
-func quietDrivers() {
-	wgpu.SetLogLevel(wgpu.LogLevelError)
-	if os.Getenv("XDG_RUNTIME_DIR") == "" {
-		dir := filepath.Join(os.TempDir(), fmt.Sprintf("fkc-runtime-%d", os.Getuid()))
-		if os.MkdirAll(dir, 0o700) == nil && os.Chmod(dir, 0o700) == nil {
-			os.Setenv("XDG_RUNTIME_DIR", dir)
-		}
 	}
 }

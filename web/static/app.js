@@ -7,7 +7,8 @@
 //   await fkc.ready
 //   fkc.kernels()  → [{name, provider, backend, op_kind, registrable, dtypes}]
 //   await fkc.run({op, backend: "cpu"|"webgpu", flags: [...], inputs: {name: base64 .npy}, kernel})
-//                  → {kernel, provider, npy}   (rejects with Error("fkc: …"))
+//                  → {kernel, provider, resolved, npy}   (rejects with Error("fkc: …"))
+//                  resolved: what the call's resolving changed, e.g. ["dim -1 → 1", "indices I64 → U32"]
 //   await fkc.bench({op, backend, flags, inputs: {name: {shape, dtype, fill}}, reps})
 //                  → {kernel, median_ms, times_ms, bytes_moved, gb_per_s}
 //   await fkc.verify({backend, cases, seed})
@@ -37,7 +38,7 @@
     async run(req) {
       await ready;
       const r = await callAsync("run", request("run", req));
-      return { kernel: r.kernel, provider: r.provider, npy: r.npy };
+      return { kernel: r.kernel, provider: r.provider, resolved: Array.from(r.resolved), npy: r.npy };
     },
     async bench(req) {
       await ready;
