@@ -10,6 +10,7 @@ import (
 	"io"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/fkc-playground/fkc/engine"
@@ -82,6 +83,8 @@ func Main(args []string, stdout, stderr io.Writer, cfg Config) int {
 		return benchCmd(rest, stdout, stderr, cfg)
 	case "judge":
 		return judgeCmd(rest, stdout, stderr, cfg)
+	case "lab":
+		return labCmd(rest, stdout, stderr, cfg)
 	case "version", "--version":
 		if err := flagsOnly(newFlags("version"), rest, stdout); err == errHelp {
 			return 0
@@ -95,9 +98,11 @@ func Main(args []string, stdout, stderr io.Writer, cfg Config) int {
 		fmt.Fprint(stdout, usage())
 		return 0
 	}
-	names := make([]string, len(commands))
-	for i, c := range commands {
-		names[i] = c.name
+	var names []string
+	for _, c := range commands {
+		if n, _, _ := strings.Cut(c.name, " "); !slices.Contains(names, n) {
+			names = append(names, n)
+		}
 	}
 	return fail(stderr, kernels.Usagef("unknown command %q (the commands: %s; fkc help describes them)", cmd, strings.Join(names, " ")))
 }

@@ -18,6 +18,8 @@ import (
 type runArgs struct {
 	op, kernel, out string
 	backend         engine.Backend
+	wgsl            string            // --wgsl FILE: the lab runs this kernel instead (cli/lab.go)
+	rows            uint32            // --rows N: with --wgsl, workgroups per grid row
 	inputs          map[string]string // operand name → .npy path
 	order           []string          // operand names as given
 	opArgs          []string          // the op's flags (and --dtype), for ops.Parse
@@ -81,7 +83,7 @@ func parseRun(args []string) (*runArgs, error) {
 		key := strings.TrimLeft(name, "-")
 		switch {
 		case !strings.HasPrefix(a, "-"):
-		case key == "backend", key == "kernel", key == "o", key == "out", key == "i", key == "input":
+		case key == "backend", key == "kernel", key == "o", key == "out", key == "i", key == "input", key == "wgsl", key == "rows":
 		default:
 			key = ""
 		}
@@ -134,7 +136,21 @@ func parseRun(args []string) (*runArgs, error) {
 			r.kernel = val
 		case "o":
 			r.out = val
+		case "wgsl":
+			if val == "" {
+				return nil, kernels.Usagef("--wgsl wants a WGSL FILE, got an empty value")
+			}
+			r.wgsl = val
+		case "rows":
+			n, err := tensor.ParseWhole(val)
+			if err != nil || n < 1 || n > 65535 {
+				return nil, kernels.Usagef("--rows %q: want a whole number from 1 to 65535 (workgroups per grid row)", val)
+			}
+			r.rows = uint32(n)
 		}
+	}
+	if r.rows > 0 && r.wgsl == "" {
+		return nil, kernels.Usagef("--rows lays out a lab kernel's grid: it needs --wgsl FILE")
 	}
 	if r.out == "" {
 		return nil, kernels.Usagef("run %s needs -o OUT.npy (- for stdout)", r.op)
@@ -179,6 +195,9 @@ func run(args []string, stdout, stderr io.Writer, cfg Config) int {
 	}
 	if asBF16 && !anyBF16 {
 		return fail(stderr, kernels.Usagef("--dtype bf16 reads <u2 .npy files as bf16, but no input of this run is a <u2 file (their dtypes come from their headers); drop --dtype"))
+	}
+	if r.wgsl != "" {
+		return labRun(r, call, stdout, stderr, cfg)
 	}
 	backend := r.backend
 	eng, closeFn, err := open(backend, cfg)

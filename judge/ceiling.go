@@ -277,3 +277,25 @@ func host() Host {
 	return Host{GoVersion: runtime.Version(), GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPU: cpuModel(),
 		CPUs: runtime.NumCPU(), Threads: runtime.GOMAXPROCS(0)}
 }
+
+// DeviceCopyGBps is the Judge's GPU copy ceiling at one size, for a
+// caller that needs only that figure (fkc lab bench's physical floor):
+// the median of deviceCopy's samples, read + write bytes over time.
+func DeviceCopyGBps(c interface {
+	CopyTime(bytes uint64, copies ...int) ([]time.Duration, error)
+}, bytes uint64) (float64, error) {
+	var perB float64
+	d := deviceCopy{c: c, perB: &perB}
+	if _, err := d.copyNs(bytes, false); err != nil { // sets the copy count m from a first round
+		return 0, err
+	}
+	ns, err := d.copyNs(bytes, false)
+	if err != nil {
+		return 0, err
+	}
+	med := median(ns)
+	if !(med > 0) {
+		return 0, fmt.Errorf("copy of %d bytes timed at %v ns", bytes, med)
+	}
+	return 2 * float64(bytes) / med, nil
+}

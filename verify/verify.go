@@ -49,40 +49,105 @@ const (
 // kernel whose contract fixes an order of its own. It returns a
 // description of the first few mismatches, or "".
 func Compare(c *kernels.Call, got *tensor.Tensor, m Match) (string, error) {
+	d, err := Cells(c, got, m, 4)
+	if err != nil || d == nil {
+		return "", err
+	}
+	if d.Shape != "" {
+		return d.Shape, nil
+	}
+	bad := make([]string, len(d.Cells))
+	for i, b := range d.Cells {
+		if d.Bitwise {
+			bad[i] = fmt.Sprintf("[%d] got %v (%x), oracle %v (%x)", b.Index, b.Got, b.GotBits, b.Want, b.WantBits)
+		} else {
+			bad[i] = fmt.Sprintf("[%d] got %v, f64 reference %v (tolerance %.3g)", b.Index, b.Got, b.Ref, b.Tol)
+		}
+	}
+	return strings.Join(bad, "; "), nil
+}
+
+// Diff is how a result differs from the oracle's: nil when it matches.
+type Diff struct {
+	Shape   string // the result's dtype or shape is not the oracle's
+	Bitwise bool   // compared bit for bit (else within the any-order bound)
+	Want    *tensor.Tensor
+	Cells   []Cell // the first wrong cells, in flat order
+	Total   int    // every wrong cell
+}
+
+// Cell is one wrong output element.
+type Cell struct {
+	Index             int
+	Got, Want         float64 // the result's and the oracle's values
+	GotBits, WantBits []byte  // their bytes
+	Ref, Tol          float64 // the f64 reference and the bound (any-order comparisons)
+}
+
+// Cells compares got with the oracle as Compare does and lists up to
+// limit wrong cells (all of them when limit <= 0). In an arithmetic op (a
+// tolerance other than Bitwise) a NaN matches any NaN: IEEE leaves the
+// payload of a NaN that arithmetic produces to the implementation.
+func Cells(c *kernels.Call, got *tensor.Tensor, m Match, limit int) (*Diff, error) {
 	o, err := ops.Of(c)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	want, err := o.Oracle(c)
 	if err != nil {
-		return "", fmt.Errorf("oracle: %v", err)
+		return nil, fmt.Errorf("oracle: %v", err)
 	}
 	if got.DType != want.DType || !slices.Equal(got.Shape, want.Shape) {
-		return fmt.Sprintf("got %s, oracle %s", got, want), nil
+		return &Diff{Shape: fmt.Sprintf("got %s, oracle %s", got, want), Want: want}, nil
+	}
+	d := &Diff{Want: want}
+	sz := got.DType.Size()
+	add := func(i int, cl Cell) {
+		d.Total++
+		if limit <= 0 || len(d.Cells) < limit {
+			cl.Index, cl.Got, cl.Want = i, got.At(i), want.At(i)
+			cl.GotBits, cl.WantBits = got.Data[i*sz:(i+1)*sz], want.Data[i*sz:(i+1)*sz]
+			d.Cells = append(d.Cells, cl)
+		}
+	}
+	done := func() *Diff {
+		if d.Total == 0 {
+			return nil
+		}
+		return d
 	}
 	tol := o.Tolerance(o.Variant(&c.Params).Form)
 	if m == Bitwise || (m == Contract && (tol == ops.Bitwise || o.Primary(c).DType == tensor.F64)) {
-		return diffBits(got, want), nil
+		d.Bitwise = true
+		anyNaN := tol != ops.Bitwise && got.DType.IsFloat()
+		for i := 0; i < got.NumElems(); i++ {
+			if string(got.Data[i*sz:(i+1)*sz]) == string(want.Data[i*sz:(i+1)*sz]) ||
+				anyNaN && math.IsNaN(got.At(i)) && math.IsNaN(want.At(i)) {
+				continue
+			}
+			add(i, Cell{})
+		}
+		return done(), nil
 	}
 	ref, err := wideOracle(o, c, func(v float64) float64 { return v })
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	abs, err := wideOracle(o, c, math.Abs)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	terms := o
 	if o.Terms != "" {
 		if terms, err = ops.Get(o.Terms); err != nil {
-			return "", err
+			return nil, err
 		}
 	}
 	ones := *c
 	ones.Op = terms.Name
 	count, err := wideOracle(terms, &ones, func(float64) float64 { return 1 })
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	uOut := unitRoundoff[got.DType]
 	uAcc := math.Max(uOut, unitRoundoff[tensor.F32])
@@ -92,21 +157,17 @@ func Compare(c *kernels.Call, got *tensor.Tensor, m Match) (string, error) {
 	case tol == ops.AnyOrderF32:
 		uAcc = unitRoundoff[tensor.F32]
 	}
-	var bad []string
 	for i := 0; i < got.NumElems(); i++ {
 		g, r := got.At(i), ref.At(i)
-		if math.IsNaN(r) && math.IsNaN(g) || g == r {
-			continue
+		if math.IsNaN(r) && math.IsNaN(g) || g == r || string(got.Data[i*sz:(i+1)*sz]) == string(want.Data[i*sz:(i+1)*sz]) {
+			continue // the oracle's own bits are right by definition (its rounding may leave the bound near underflow)
 		}
 		t := count.At(i)*uAcc*abs.At(i) + 2*uOut*math.Abs(r)
 		if !(math.Abs(g-r) <= t) {
-			bad = append(bad, fmt.Sprintf("[%d] got %v, f64 reference %v (tolerance %.3g)", i, g, r, t))
-			if len(bad) == 4 {
-				break
-			}
+			add(i, Cell{Ref: r, Tol: t})
 		}
 	}
-	return strings.Join(bad, "; "), nil
+	return done(), nil
 }
 
 // wideOracle runs the oracle on the float inputs widened to f64 and mapped
@@ -126,21 +187,6 @@ func wideOracle(o *ops.Op, c *kernels.Call, f func(float64) float64) (*tensor.Te
 		w.Inputs[n] = x
 	}
 	return o.Oracle(&w)
-}
-
-func diffBits(got, want *tensor.Tensor) string {
-	var bad []string
-	sz := got.DType.Size()
-	for i := 0; i < got.NumElems(); i++ {
-		g, w := got.Data[i*sz:(i+1)*sz], want.Data[i*sz:(i+1)*sz]
-		if string(g) != string(w) {
-			bad = append(bad, fmt.Sprintf("[%d] got %v (%x), oracle %v (%x)", i, got.At(i), g, want.At(i), w))
-			if len(bad) == 4 {
-				break
-			}
-		}
-	}
-	return strings.Join(bad, "; ")
 }
 
 // Report counts `fkc verify` outcomes.

@@ -42,3 +42,44 @@ func TestCompareOwnOrder(t *testing.T) {
 		}
 	}
 }
+
+// In arithmetic a NaN matches any NaN (IEEE leaves a computed NaN's
+// payload to the implementation), F64 included, where Contract compares
+// bit for bit; a mover must keep the payload. And a result holding the
+// oracle's own bits passes even where the f64 bound, blind to underflow,
+// would refuse it.
+func TestCellsNaNAndOracleBits(t *testing.T) {
+	nan := func(dt tensor.DType, bits uint64) *tensor.Tensor {
+		x := tensor.New(dt, []int{})
+		for i := range dt.Size() {
+			x.Data[i] = byte(bits >> (8 * i))
+		}
+		return x
+	}
+	x := nan(tensor.F64, 0x7ff8000000000001)
+	sum := &kernels.Call{Op: "sum", Inputs: map[string]*tensor.Tensor{"x": tensor.New(tensor.F64, []int{1})}, Params: kernels.Params{Dim: kernels.NoDim}}
+	copy(sum.Inputs["x"].Data, x.Data)
+	if d, err := Cells(sum, nan(tensor.F64, 0xfff8000000000000), Contract, 0); err != nil || d != nil {
+		t.Errorf("F64 sum of a NaN, another NaN's bits: %+v, %v; want a match", d, err)
+	}
+	pad := &kernels.Call{Op: "pad", Inputs: map[string]*tensor.Tensor{"x": tensor.New(tensor.F32, []int{1})},
+		Params: kernels.Params{Mode: kernels.Constant, Padding: []kernels.Pad{{}}, Dim: kernels.NoDim}}
+	copy(pad.Inputs["x"].Data, nan(tensor.F32, 0x7fc00001).Data)
+	got := tensor.New(tensor.F32, []int{1})
+	copy(got.Data, nan(tensor.F32, 0x7fc00000).Data)
+	if d, err := Cells(pad, got, Contract, 0); err != nil || d == nil || d.Total != 1 {
+		t.Errorf("pad moving a NaN, its payload lost: %+v, %v; want one wrong cell", d, err)
+	}
+	// The f32 mean of [2^-149, -0]: the oracle rounds 2^-150 to 0, which
+	// the f64 reference (2^-150, bound about 1e-52) would refuse.
+	x32 := tensor.New(tensor.F32, []int{2})
+	x32.F32()[0], x32.F32()[1] = 0x1p-149, 0
+	mean := &kernels.Call{Op: "mean", Inputs: map[string]*tensor.Tensor{"x": x32}, Params: kernels.Params{Dim: kernels.NoDim}}
+	want, err := cpu.MeanAll(x32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, err := Cells(mean, want, Contract, 0); err != nil || d != nil {
+		t.Errorf("the oracle's own mean: %+v, %v; want a match", d, err)
+	}
+}

@@ -21,7 +21,7 @@ func TestContractsLinked(t *testing.T) {
 		}
 		linked[l.EntryPoint] = true
 	}
-	for _, f := range []string{"../../contracts/seeds/fuel-vulkan-kernels.fkc.md", "../../contracts/project/fkc-wgsl-kernels.fkc.md"} {
+	for _, f := range []string{"../../contracts/seeds/fuel-vulkan-kernels.fkc.md", "../../contracts/project/fkc-wgsl-kernels.fkc.md", "../../contracts/project/fkc-lab.fkc.md"} {
 		doc, ds := contract.LoadFile(f)
 		for _, dg := range ds {
 			if dg.Severity != "info" && f != "../../contracts/seeds/fuel-vulkan-kernels.fkc.md" {
@@ -40,9 +40,15 @@ func TestContractsLinked(t *testing.T) {
 	}
 }
 
-// The project contract is already in canonical form (fkc fmt is a no-op).
+// The project's GPU contracts are already in canonical form (fkc fmt is a no-op).
 func TestContractCanonical(t *testing.T) {
-	src, err := os.ReadFile("../../contracts/project/fkc-wgsl-kernels.fkc.md")
+	for _, f := range []string{"fkc-wgsl-kernels.fkc.md", "fkc-lab.fkc.md"} {
+		canonical(t, f)
+	}
+}
+
+func canonical(t *testing.T, name string) {
+	src, err := os.ReadFile("../../contracts/project/" + name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,6 +62,6 @@ func TestContractCanonical(t *testing.T) {
 		for i < len(a) && i < len(b) && a[i] == b[i] {
 			i++
 		}
-		t.Errorf("fkc fmt would change fkc-wgsl-kernels.fkc.md at byte %d: %q vs %q", i, a[max(0, i-40):min(len(a), i+40)], b[max(0, i-40):min(len(b), i+40)])
+		t.Errorf("fkc fmt would change %s at byte %d: %q vs %q", name, i, a[max(0, i-40):min(len(a), i+40)], b[max(0, i-40):min(len(b), i+40)])
 	}
 }

@@ -94,6 +94,7 @@ type Device struct {
 
 	mu         sync.Mutex
 	pipes      map[string]*pipe
+	labPipes   []*pipe              // the lab's user modules, least recently used first (lab.go)
 	padTabs    map[string]padTabled // pad_backward's tables by call shape (padTables)
 	last       time.Duration
 	lastKernel time.Duration
@@ -334,6 +335,11 @@ func (d *Device) Close() {
 		p.layout.Release()
 	}
 	d.pipes = nil
+	for _, p := range d.labPipes {
+		p.pipeline.Release()
+		p.layout.Release()
+	}
+	d.labPipes = nil
 	d.drainPool()
 	d.plat.release(d)
 }

@@ -34,6 +34,9 @@ type job struct {
 	// soleInput: the call has one large input (a reduction's x), which may
 	// stream in pieces at a smaller size (device_native.go).
 	soleInput bool
+	// reps, when set, is how many times the passes run (a lab bench),
+	// whatever the device's SetKernelRepeat says.
+	reps int
 }
 
 // pass is one recorded compute dispatch, encoded by run().
@@ -367,6 +370,9 @@ func (j *job) dispatch(p *pipe, groups uint64, bufs ...*buffer) {
 // passes can be repeated (they overwrite what they write).
 func (j *job) encodePasses() int {
 	reps := max(1, j.d.repeat)
+	if j.reps > 0 {
+		reps = j.reps
+	}
 	if j.once {
 		reps = 1
 	}

@@ -2,8 +2,10 @@ package gpu
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/fkc-playground/fkc/kernels"
+	"github.com/fkc-playground/fkc/shaders/wgsl"
 	"github.com/fkc-playground/fkc/tensor"
 )
 
@@ -12,10 +14,12 @@ import (
 const (
 	vulkanEP = "fuel_vulkan_backend::fkc::"
 	wgslEP   = "fkc::wgsl::"
+	labEP    = "fkc::lab::"
 )
 
 // Links maps every GPU entry_point to its implementation on device d: the
-// fuel-vulkan-kernels seed family and the fkc-wgsl-kernels contract.
+// fuel-vulkan-kernels seed family, the fkc-wgsl-kernels contract, and the
+// kernel lab's plain kernels (fkc-lab).
 func Links(d *Device) []kernels.Link {
 	pad := func(c *kernels.Call) (*tensor.Tensor, error) {
 		x := c.Inputs["x"]
@@ -140,6 +144,13 @@ func Links(d *Device) []kernels.Link {
 			return d.PadBackwardGather(c.Inputs["grad_out"], c.Mode, c.Padding)
 		},
 		Where: "shaders/wgsl/pad_backward_gather.wgsl in kernels/gpu (PadBackwardGather)"})
+	// The kernel lab's plain kernels (contracts/project/fkc-lab.fkc.md):
+	// describe-only, run by package lab with a user's WGSL beside them.
+	for _, f := range wgsl.LabNames() {
+		name := strings.TrimSuffix(f, ".wgsl")
+		links = append(links, kernels.Link{EntryPoint: labEP + name,
+			Where: "shaders/wgsl/lab/" + f + ": the lab's plain kernel, run by package lab (fkc lab check)"})
+	}
 	return links
 }
 

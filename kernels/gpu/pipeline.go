@@ -41,6 +41,19 @@ func (d *Device) pipeline(s kernelSpec) (*pipe, error) {
 	if p, ok := d.pipes[key]; ok {
 		return p, nil
 	}
+	p, err := d.build(s)
+	if err != nil {
+		return nil, err
+	}
+	if d.pipes == nil {
+		d.pipes = map[string]*pipe{}
+	}
+	d.pipes[key] = p
+	return p, nil
+}
+
+// build compiles one pipeline, uncached. Call with d.mu held.
+func (d *Device) build(s kernelSpec) (*pipe, error) {
 	src := s.src
 	if src == "" {
 		var err error
@@ -95,12 +108,7 @@ func (d *Device) pipeline(s kernelSpec) (*pipe, error) {
 		bgl.Release()
 		return nil, fmt.Errorf("gpu: %s: compute pipeline: %v", s.name, err)
 	}
-	p := &pipe{name: s.name, layout: bgl, pipeline: cp, rw: s.rw}
-	if d.pipes == nil {
-		d.pipes = map[string]*pipe{}
-	}
-	d.pipes[key] = p
-	return p, nil
+	return &pipe{name: s.name, layout: bgl, pipeline: cp, rw: s.rw}, nil
 }
 
 // entries returns the pipelines of several entry points of one spec.

@@ -1,0 +1,124 @@
+// Plain reduce_max_to_backward — the kernel lab's reference kernel,
+// written for reading, not speed. The lab interface (docs/lab.md) appends
+// its prelude: WG, EB, OUT_EB, PER, DT, ACC, struct Params, the f64 views
+// and the helpers of common.wgsl.
+//
+// For x element i in group g (its cell of the target: P.keep, x's rank,
+// reduced axes 1; the group's members walked over P.red), all in the dtype:
+//   y = max of the group (seed -inf, strict >), mask = x[i] == y,
+//   count = number of members equal to y,
+//   out[i] = (upstream[g] / max(count, 1)) * mask
+// One invocation per output word (two half outputs share one).
+
+@group(0) @binding(0) var<storage, read> x: array<u32>;
+@group(0) @binding(1) var<storage, read> upstream: array<u32>;  // the target's shape (P.b_*: aligned to x's rank)
+@group(0) @binding(2) var<storage, read_write> out: array<u32>;
+@group(0) @binding(3) var<storage, read> P: Params;
+
+fn x_val(e: u32) -> ACC {
+    if (EB == 8u) {
+        return ACC(in_f64_0[e]);
+    }
+    if (EB == 2u) {
+        return ACC(half_to_f32((x[e / 2u] >> (16u * (e % 2u))) & 0xffffu));
+    }
+    return ACC(bitcast<f32>(x[e]));
+}
+
+fn up_val(e: u32) -> ACC {
+    if (EB == 8u) {
+        return ACC(in_f64_1[e]);
+    }
+    if (EB == 2u) {
+        return ACC(half_to_f32((upstream[e / 2u] >> (16u * (e % 2u))) & 0xffffu));
+    }
+    return ACC(bitcast<f32>(upstream[e]));
+}
+
+fn rnd(v: ACC) -> ACC {
+    if (EB == 2u) {
+        return ACC(half_to_f32(f32_to_half(f32(v))));
+    }
+    return v;
+}
+
+fn grad(i: u32) -> ACC {
+    // i's cell of the target: its coordinates with the reduced axes at 0
+    var rest = i;
+    var base = 0u;      // the group's first element in x
+    var g = 0u;         // the cell in upstream
+    for (var a = i32(P.rank) - 1; a >= 0; a = a - 1) {
+        let c = rest % P.a_shape[a];
+        rest = rest / P.a_shape[a];
+        if (P.keep[a] != 1u) {
+            base = base + c * P.a_strides[a];
+            g = g + c * P.b_strides[a];
+        }
+    }
+    var y = ACC(bitcast<f32>(0xff800000u));   // -inf
+    for (var j = 0u; j < P.m; j = j + 1u) {
+        var r = j;
+        var e = base;
+        for (var a = i32(P.rank) - 1; a >= 0; a = a - 1) {
+            e = e + (r % P.red[a]) * P.a_strides[a];
+            r = r / P.red[a];
+        }
+        let v = x_val(e);
+        if (v > y) {
+            y = v;
+        }
+    }
+    var count = ACC(0.0);
+    for (var j = 0u; j < P.m; j = j + 1u) {
+        var r = j;
+        var e = base;
+        for (var a = i32(P.rank) - 1; a >= 0; a = a - 1) {
+            e = e + (r % P.red[a]) * P.a_strides[a];
+            r = r / P.red[a];
+        }
+        if (x_val(e) == y) {
+            count = rnd(count + ACC(1.0));
+        }
+    }
+    if (count < ACC(1.0)) {
+        count = ACC(1.0);
+    }
+    var mask = ACC(0.0);
+    if (x_val(i) == y) {
+        mask = ACC(1.0);
+    }
+    return rnd(rnd(up_val(g) / count) * mask);
+}
+
+fn bits(v: ACC) -> u32 {
+    if (EB == 2u) {
+        return f32_to_half(f32(v));
+    }
+    return bitcast<u32>(f32(v));
+}
+
+@compute @workgroup_size(WG)
+fn main(@builtin(workgroup_id) wid: vec3<u32>,
+        @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    let t = (wid.y * nwg.x + wid.x) * WG + lid;
+    if (t >= P.units) {
+        return;
+    }
+    if (OUT_EB == 8u) {
+        out_f64[t] = F64V(grad(t));
+        return;
+    }
+    if (OUT_EB == 4u) {
+        out[t] = bits(grad(t));
+        return;
+    }
+    var w = 0u;
+    for (var k = 0u; k < PER; k = k + 1u) {
+        let e = t * PER + k;
+        if (e < P.n) {
+            w = w | (bits(grad(e)) << (16u * k));
+        }
+    }
+    out[t] = w;
+}
