@@ -306,8 +306,8 @@ func (g *Grid) decorate(tr *ops.Trace, s Slice, R, C, rs, cs int) {
 	padRows, padCols := ri[0] > 0 || ri[1] < R, ci[0] > 0 || ci[1] < C
 	all := fmt.Sprintf("2 / %d", rs+2)
 	allC := fmt.Sprintf("2 / %d", cs+2)
-	switch tr.Mode {
-	case "reflect":
+	switch tr.Border {
+	case "mirror":
 		if padCols && ci[0] > 0 {
 			g.Decos = append(g.Decos, Deco{"deco mirror v", fmt.Sprintf("grid-row: %s; grid-column: %d", all, c0), "mirror"})
 		}
@@ -320,7 +320,7 @@ func (g *Grid) decorate(tr *ops.Trace, s Slice, R, C, rs, cs int) {
 		if padRows && ri[1] < R && ri[1] <= rs {
 			g.Decos = append(g.Decos, Deco{"deco mirror hz", fmt.Sprintf("grid-row: %d; grid-column: %s", r1-1, allC), "mirror"})
 		}
-	case "replicate":
+	case "clamp":
 		rows, cols := fmt.Sprintf("%d / %d", r0, r1), fmt.Sprintf("%d / %d", c0, c1)
 		if padCols && ci[0] > 0 {
 			g.Decos = append(g.Decos, Deco{"deco clamp v start", fmt.Sprintf("grid-row: %s; grid-column: %d", rows, c0), "edge"})

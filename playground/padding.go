@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/fkc-playground/fkc/engine"
 	"github.com/fkc-playground/fkc/kernels"
@@ -90,18 +91,19 @@ type NameRow struct {
 	InContracts                          bool
 }
 
-var paddingNames = []NameRow{
-	{"fill with a constant", "constant", "constant", "constant", "constant", "CONSTANT", true},
-	{"mirror about the edge, edge not repeated", "reflect", "reflect", "reflect", "reflect", "REFLECT", true},
-	{"repeat the edge element outward", "replicate", "edge", "replicate", "edge", "—", true},
-	{"mirror with the edge repeated", "not in these contracts", "symmetric", "—", "—", "SYMMETRIC", false},
-	{"wrap around (periodic)", "not in these contracts", "wrap", "circular", "wrap", "—", false},
-}
+// paddingNames is the names table: every mode of the mode table, then the
+// rules these contracts do not have.
+var paddingNames = func() []NameRow {
+	var rows []NameRow
+	for _, pm := range kernels.PadModes {
+		rows = append(rows, NameRow{pm.Rule, pm.Name, pm.NumPy, pm.PyTorch, pm.ONNX, pm.TF, true})
+	}
+	return append(rows,
+		NameRow{"mirror with the edge repeated", "not in these contracts", "symmetric", "—", "—", "SYMMETRIC", false},
+		NameRow{"wrap around (periodic)", "not in these contracts", "wrap", "circular", "wrap", "—", false})
+}()
 
-var modeWhat = map[string]string{
-	"constant":  "Outside the input every cell is the fill value (0 here).",
-	"reflect":   "The input is mirrored about its edge element, which is not repeated: the pad on each side may be at most n − 1.",
-	"replicate": "The edge element is repeated outward, for any width.",
+var otherWhat = map[string]string{
 	"symmetric": "The input is mirrored with the edge element repeated (NumPy's symmetric, TensorFlow's SYMMETRIC).",
 	"wrap":      "The input repeats periodically (NumPy's wrap, PyTorch's circular, ONNX's wrap).",
 }
@@ -126,7 +128,8 @@ func (s *Site) PaddingPage(p PaddingParams) *PaddingPage {
 	pg.Strip = NewGrid(GridInput{Name: "x", Title: "x", T: strip})
 	pg.Input = NewGrid(GridInput{Name: "x", Title: "x", T: grid})
 	pads2 := []kernels.Pad{{Before: p.RowB, After: p.RowA}, {Before: p.ColB, After: p.ColA}}
-	for _, m := range []kernels.Mode{kernels.Constant, kernels.Reflect, kernels.Replicate} {
+	for _, pm := range kernels.PadModes {
+		m := pm.Mode
 		pg.Strips = append(pg.Strips, s.padPanel("strip", strip, m, pads1))
 		pg.Grids = append(pg.Grids, s.padPanel("grid", grid, m, pads2))
 		pg.Folds = append(pg.Folds, s.foldPanel(grid, m, pads2))
@@ -147,21 +150,22 @@ func arange(dt tensor.DType, shape ...int) *tensor.Tensor {
 
 // padPanel runs one mode's pad on the CPU and draws it with its trace.
 func (s *Site) padPanel(key string, x *tensor.Tensor, m kernels.Mode, pads []kernels.Pad) ModePanel {
-	panel := ModePanel{Mode: m.String(), Title: m.String(), What: modeWhat[m.String()], InContracts: true}
+	pm := kernels.ModeOf(m)
+	panel := ModePanel{Mode: m.String(), Title: m.String(), What: pm.What, InContracts: true}
 	c := ops.Pad(x, m, pads...)
 	res, err := s.Eng.Run(engine.CPU, c)
 	if err != nil {
 		panel.Error = err.Error()
 		panel.Cite = cite(err)
 		var v *kernels.Violation
-		if m == kernels.Reflect && errors.As(err, &v) {
-			n := x.Shape[0]
+		if pm.MaxPad != nil && errors.As(err, &v) {
+			widest := pm.MaxPad(x.Shape[0])
 			for a, p := range pads {
-				if p.Before > x.Shape[a]-1 || p.After > x.Shape[a]-1 {
-					n = x.Shape[a]
+				if w := pm.MaxPad(x.Shape[a]); p.Before > w || p.After > w {
+					widest = w
 				}
 			}
-			panel.Fix = fmt.Sprintf("The widest reflect pad on that axis is n − 1 = %d; replicate (or symmetric, outside these contracts) goes further.", n-1)
+			panel.Fix = fmt.Sprintf("The widest %s pad on that axis is %d; %s", m, widest, anyWidth())
 		}
 		return panel
 	}
@@ -213,9 +217,20 @@ func (s *Site) foldPanel(x *tensor.Tensor, m kernels.Mode, pads []kernels.Pad) M
 	return panel
 }
 
+// anyWidth names the modes that repeat the input to any width.
+func anyWidth() string {
+	var names []string
+	for _, pm := range kernels.PadModes {
+		if pm.MaxPad == nil && pm.Role != ops.RoleFill {
+			names = append(names, pm.Name)
+		}
+	}
+	return strings.Join(names, ", ") + " (or symmetric, outside these contracts) goes further."
+}
+
 // otherPanel computes a mode these contracts do not have, on the strip.
 func otherPanel(mode string, x *tensor.Tensor, before, after int) ModePanel {
-	panel := ModePanel{Mode: mode, Title: mode, What: modeWhat[mode]}
+	panel := ModePanel{Mode: mode, Title: mode, What: otherWhat[mode]}
 	n := x.NumElems()
 	out := tensor.New(x.DType, []int{n + before + after})
 	tr := &ops.Trace{Op: mode, Method: "computed here from NumPy's definition (not a kernel of these contracts)",

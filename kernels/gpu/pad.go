@@ -14,27 +14,24 @@ import (
 
 const maxRank = 8 // shape_buf is sized for rank <= 8
 
-func modeTag(m kernels.Mode) string {
-	switch m {
-	case kernels.Reflect:
-		return "reflect"
-	case kernels.Replicate:
-		return "replicate"
-	}
-	return "const"
-}
-
-// PadKernel names the seed kernel that serves a forward pad.
+// PadKernel names the contract kernel that serves a forward pad: the
+// seed's pad_{tag}_b{width}, or this project's pad_{mode} for its own
+// modes (kernels.PadModes).
 func PadKernel(dt tensor.DType, mode kernels.Mode) string {
-	return fmt.Sprintf("pad_%s_b%d", modeTag(mode), dt.Size())
+	pm := kernels.ModeOf(mode)
+	if pm.Own {
+		return "pad_" + pm.Name
+	}
+	return fmt.Sprintf("pad_%s_b%d", pm.Tag, dt.Size())
 }
 
-// PadBackwardKernel names the seed kernel that serves a pad backward.
+// PadBackwardKernel names the seed kernel of a pad backward: the constant
+// byte gather, or the compare-and-swap accumulation.
 func PadBackwardKernel(dt tensor.DType, mode kernels.Mode) string {
 	if mode == kernels.Constant {
 		return fmt.Sprintf("pad_backward_const_b%d", dt.Size())
 	}
-	return fmt.Sprintf("pad_backward_%s_%s", modeTag(mode), dtName(dt))
+	return fmt.Sprintf("pad_backward_%s_%s", kernels.ModeOf(mode).Tag, dtName(dt))
 }
 
 func dtName(dt tensor.DType) string {
@@ -352,25 +349,10 @@ func (d *Device) MaskedFill(x, mask *tensor.Tensor, fill []byte) (*tensor.Tensor
 }
 
 // padMap maps an output coordinate c of one axis to its input coordinate
-// (-1: a constant-fill slot), as pad.wgsl's source_index does.
+// (-1: a constant-fill slot) by the mode's rule, as pad.wgsl's
+// source_index does.
 func padMap(c, before, n int, mode kernels.Mode) int {
-	j := c - before
-	switch mode {
-	case kernels.Reflect:
-		if j < 0 {
-			j = -j
-		}
-		if j >= n {
-			j = 2*(n-1) - j
-		}
-	case kernels.Replicate:
-		j = min(max(j, 0), n-1)
-	default:
-		if j < 0 || j >= n {
-			return -1
-		}
-	}
-	return j
+	return mode.SourceIndex(c-before, n)
 }
 
 // padTables builds the forward pad's tables (pad.wgsl, TAB = 1): the source

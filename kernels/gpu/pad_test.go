@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fkc-playground/fkc/internal/padref"
 	"github.com/fkc-playground/fkc/kernels"
 	"github.com/fkc-playground/fkc/kernels/cpu"
 	"github.com/fkc-playground/fkc/tensor"
@@ -31,15 +32,8 @@ func refPad(x *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad, fill []byte
 			c := rem % outShape[a]
 			rem /= outShape[a]
 			j, n := c-pads[a].Before, x.Shape[a]
-			switch mode {
-			case kernels.Constant:
-				if j < 0 || j >= n {
-					inside = false
-				}
-			case kernels.Reflect:
-				j = kernels.ReflectIndex(j, n)
-			case kernels.Replicate:
-				j = kernels.ReplicateIndex(j, n)
+			if j = padref.Source(mode, j, n); j < 0 {
+				inside = false
 			}
 			src += j * ist[a]
 		}
