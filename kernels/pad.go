@@ -20,6 +20,7 @@ const (
 	Constant Mode = iota
 	Reflect
 	Replicate
+	Circular
 )
 
 // PadMode is one pad mode: everything the kernels, the op table, the CLI
@@ -56,6 +57,7 @@ type PadMode struct {
 	Rule                     string // the rule in a few words (Learn padding's names table)
 	What                     string // one sentence on what the pictures show
 	Explain                  string // the kernel page's sentence under a traced run
+	Fold                     string // what its backward folds, in a sentence (Learn padding)
 	// Role is a padding cell's role in a trace (ops.Role*).
 	Role string
 	// Border is how a picture marks the interior's border: "mirror"
@@ -78,6 +80,7 @@ var PadModes = []PadMode{
 		Rule:    "fill with a constant",
 		What:    "Outside the input every cell is the fill value (0 here).",
 		Explain: "Constant pad: the input is copied into the interior (boxed); every other cell gets the fill value.",
+		Fold:    "Nothing folds: each input cell has its one copy.",
 		Role:    "fill"},
 	{Mode: Reflect, Name: "reflect", Tag: "reflect",
 		Source: func(j, n int) int {
@@ -103,6 +106,7 @@ var PadModes = []PadMode{
 		What: "The input is mirrored about its edge element, which is not repeated: the pad on each side may be at most n − 1.",
 		Explain: "Reflect pad: outside the box the input is mirrored about its edge row/column (dashed mirror lines) — " +
 			"the edge itself is not repeated, so each pad must be ≤ n−1.",
+		Fold: "The mirror images fold back onto the cells next to the edge.",
 		Role: "mirror", Border: "mirror"},
 	{Mode: Replicate, Name: "replicate", Aliases: []string{"edge"}, Tag: "replicate",
 		Source: func(j, n int) int { return min(max(j, 0), n-1) },
@@ -117,7 +121,30 @@ var PadModes = []PadMode{
 		Rule:    "repeat the edge element outward",
 		What:    "The edge element is repeated outward, for any width.",
 		Explain: "Replicate pad: outside the box each cell repeats the nearest edge element (the clamped edge is drawn in orange); any width works.",
+		Fold:    "The whole padding piles onto the edge cells.",
 		Role:    "clamp", Border: "clamp"},
+	{Mode: Circular, Name: "circular", Aliases: []string{"wrap"}, Tag: "circular", Own: true,
+		Source: func(j, n int) int { // j mod n, non-negative
+			i := j % n
+			if i < 0 {
+				i += n
+			}
+			return i
+		},
+		Check: needsElements("circular", "there is no element to wrap around (contract: in_shape[i] >= 1 where padded)"),
+		MostSources: func(n, b, a uint64) uint64 {
+			if n == 0 {
+				return 1
+			}
+			return (n + b + a + n - 1) / n // one per period the axis spans
+		},
+		NumPy: "wrap", PyTorch: "circular", ONNX: "wrap", TF: "—",
+		Rule: "wrap around (periodic)",
+		What: "The input repeats periodically: the cell past the last is the first again, for any width.",
+		Explain: "Circular pad: outside the box the input repeats periodically, the cell after the last being the first again " +
+			"(the wrap seams are drawn in green); any width works, wrapping as often as needed.",
+		Fold: "Each period folds onto the input as a whole: a cell gathers one gradient per period that covers it.",
+		Role: "wrap", Border: "wrap"},
 }
 
 // needsElements is the rule of a mode that reads some input element for

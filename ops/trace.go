@@ -34,7 +34,7 @@ const (
 	RoleRoute   = "route"   // reduce_max_to_backward: a max position receives upstream
 	RoleBlocked = "blocked" // reduce_max_to_backward: not a max position, gradient 0
 	RoleUnknown = "unknown" // the kernel wrote an index that no input element has
-	RoleWrap    = "wrap"    // periodic padding (not in these contracts; the Learn padding page)
+	RoleWrap    = "wrap"    // pad circular: outside the interior, the input repeated periodically
 )
 
 // RoleLegend says what each cell role means, for the picture's legend.

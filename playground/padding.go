@@ -13,12 +13,13 @@ import (
 	"github.com/fkc-playground/fkc/tensor"
 )
 
-// The "Learn padding" page: the three pad modes of these contracts side by
-// side on one input — a 1-D strip and a 2-D grid, each computed by the real
-// CPU kernels and traced like a Try-it run — the reflect precondition shown
-// live, the backward fold of each mode as a heat map, and the names other
-// libraries give the modes, with the two they have and these contracts do
-// not (symmetric, wrap) computed here and marked so.
+// The "Learn padding" page: every pad mode of these contracts (the mode
+// table, kernels.PadModes) side by side on one input — a 1-D strip and a
+// 2-D grid, each computed by the real CPU kernels and traced like a Try-it
+// run — the reflect precondition shown live, the backward fold of each mode
+// as a heat map, and the names other libraries give the modes, with the
+// rule they have and these contracts do not (symmetric) computed here and
+// marked so.
 
 // PaddingParams are the page's controls (they live in its URL).
 type PaddingParams struct {
@@ -64,10 +65,12 @@ type PaddingPage struct {
 	Controls []Control
 	Strip    Grid        // the 1-D input
 	Input    Grid        // the 2-D input
-	Strips   []ModePanel // 1-D: the contracts' three modes, then symmetric and wrap
-	Grids    []ModePanel // 2-D: the three modes
+	Strips   []ModePanel // 1-D: the contracts' modes, then the rules they lack
+	Grids    []ModePanel // 2-D: the contracts' modes
 	Folds    []ModePanel // pad backward of ones: how many outputs fold into each input cell
 	Names    []NameRow
+	Modes    string // "constant, reflect, replicate and circular"
+	Others   bool   // the names table has rules outside these contracts
 }
 
 // Control is one slider.
@@ -99,18 +102,21 @@ var paddingNames = func() []NameRow {
 		rows = append(rows, NameRow{pm.Rule, pm.Name, pm.NumPy, pm.PyTorch, pm.ONNX, pm.TF, true})
 	}
 	return append(rows,
-		NameRow{"mirror with the edge repeated", "not in these contracts", "symmetric", "—", "—", "SYMMETRIC", false},
-		NameRow{"wrap around (periodic)", "not in these contracts", "wrap", "circular", "wrap", "—", false})
+		NameRow{"mirror with the edge repeated", "not in these contracts", "symmetric", "—", "—", "SYMMETRIC", false})
 }()
 
 var otherWhat = map[string]string{
 	"symmetric": "The input is mirrored with the edge element repeated (NumPy's symmetric, TensorFlow's SYMMETRIC).",
-	"wrap":      "The input repeats periodically (NumPy's wrap, PyTorch's circular, ONNX's wrap).",
 }
 
 // PaddingPage computes the page for controls p with the engine's CPU kernels.
 func (s *Site) PaddingPage(p PaddingParams) *PaddingPage {
 	pg := &PaddingPage{P: p, Names: paddingNames}
+	names := kernels.ModeNames()
+	pg.Modes = strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	for _, r := range paddingNames {
+		pg.Others = pg.Others || !r.InContracts
+	}
 	pg.Controls = []Control{
 		{"n", "n (strip length)", "the 1-D input's length", p.N, 1, 12, "1-D"},
 		{"b", "before", "cells padded before the strip", p.Before, 0, 14, "1-D"},
@@ -134,7 +140,7 @@ func (s *Site) PaddingPage(p PaddingParams) *PaddingPage {
 		pg.Grids = append(pg.Grids, s.padPanel("grid", grid, m, pads2))
 		pg.Folds = append(pg.Folds, s.foldPanel(grid, m, pads2))
 	}
-	for _, m := range []string{"symmetric", "wrap"} {
+	for _, m := range []string{"symmetric"} {
 		pg.Strips = append(pg.Strips, otherPanel(m, strip, p.Before, p.After))
 	}
 	return pg
@@ -192,7 +198,7 @@ func (s *Site) padPanel(key string, x *tensor.Tensor, m kernels.Mode, pads []ker
 // foldPanel runs pad backward of ones: each grad_in cell counts the output
 // cells that fold into it.
 func (s *Site) foldPanel(x *tensor.Tensor, m kernels.Mode, pads []kernels.Pad) ModePanel {
-	panel := ModePanel{Mode: m.String(), Title: m.String(), InContracts: true}
+	panel := ModePanel{Mode: m.String(), Title: m.String(), What: kernels.ModeOf(m).Fold, InContracts: true}
 	out, err := kernels.PadOutShape("pad", m, x.Shape, pads)
 	if err != nil {
 		panel.Error = err.Error()
@@ -225,7 +231,7 @@ func anyWidth() string {
 			names = append(names, pm.Name)
 		}
 	}
-	return strings.Join(names, ", ") + " (or symmetric, outside these contracts) goes further."
+	return strings.Join(names, ", ") + " (or symmetric, outside these contracts) go further."
 }
 
 // otherPanel computes a mode these contracts do not have, on the strip.
@@ -238,24 +244,17 @@ func otherPanel(mode string, x *tensor.Tensor, before, after int) ModePanel {
 	for o := range out.NumElems() {
 		j := o - before
 		var src int
-		switch mode {
-		case "symmetric": // ... 1 0 | 0 1 2 | 2 1 ...
-			period := 2 * n
-			k := ((j % period) + period) % period
-			src = k
-			if k >= n {
-				src = period - 1 - k
-			}
-		default: // wrap
-			src = ((j % n) + n) % n
+		// symmetric: ... 1 0 | 0 1 2 | 2 1 ...
+		period := 2 * n
+		k := ((j % period) + period) % period
+		src = k
+		if k >= n {
+			src = period - 1 - k
 		}
 		out.Set(o, x.At(src))
 		role := ops.RoleCopy
 		if j < 0 || j >= n {
 			role = ops.RoleMirror
-			if mode == "wrap" {
-				role = ops.RoleWrap
-			}
 		}
 		tr.Role = append(tr.Role, role)
 		tr.Sources = append(tr.Sources, []ops.Source{{Input: "x", Index: src}})

@@ -25,6 +25,8 @@ func Source(mode kernels.Mode, j, n int) int {
 		return j
 	case kernels.Replicate:
 		return min(max(j, 0), n-1)
+	case kernels.Circular: // i = j mod n, the non-negative modulo
+		return ((j % n) + n) % n
 	}
 	panic("padref: no reference for " + mode.String())
 }

@@ -125,9 +125,10 @@ func elemWords(n, eb int) uint64 {
 	return uint64(n)
 }
 
-// Pad runs pad_{const,reflect,replicate}_b{1,2,4,8}: one thread per output
-// element (per output word for 1- and 2-byte elements). fill is the constant
-// mode's element bit pattern (nil = zeros); it is ignored by reflect/replicate.
+// Pad runs the seeds' pad_{const,reflect,replicate}_b{1,2,4,8} and this
+// project's pad_MODE for its own modes (kernels.PadModes): one thread per
+// output element (per output word for 1- and 2-byte elements). fill is the
+// constant mode's element bit pattern (nil = zeros); other modes ignore it.
 func (d *Device) Pad(x *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad, fill []byte) (*tensor.Tensor, error) {
 	const op = "pad"
 	outShape, err := kernels.PadShape(x, mode, pads, fill)
@@ -168,7 +169,9 @@ func (d *Device) Pad(x *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad, fi
 		return nil, err
 	}
 	tabVal := uint32(0)
-	name := PadKernel(x.DType, mode)
+	// The pipeline is per element width (the own modes' contract kernel
+	// pad_MODE serves every width).
+	name := fmt.Sprintf("pad_%s_b%d", kernels.ModeOf(mode).Tag, eb)
 	if tab {
 		tabVal = 1
 		name += "_tab" // a pipeline variant, same contract kernel
