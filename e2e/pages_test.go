@@ -654,13 +654,19 @@ func TestLearnPadding(t *testing.T) {
 	if n := eval[int](t, ctx, `document.querySelectorAll('.strips .mode[data-mode="circular"] .deco.wrap').length`); n != 2 {
 		t.Errorf("circular strip draws %d wrap seams, want 2", n)
 	}
-	// circular is a kernel of these contracts, named as NumPy and PyTorch name it
-	if eval[bool](t, ctx, `!!document.querySelector('.mode[data-mode="circular"].outside')`) {
-		t.Error("circular is drawn as outside these contracts")
+	// symmetric's mirror lines sit on the box's border (the edge repeats)
+	if n := eval[int](t, ctx, `document.querySelectorAll('.strips .mode[data-mode="symmetric"] .deco.mirror.start, .strips .mode[data-mode="symmetric"] .deco.mirror.end').length`); n != 2 {
+		t.Errorf("symmetric strip draws %d mirror lines on the border, want 2", n)
+	}
+	// every mode is a kernel of these contracts, named as the libraries name it
+	if n := eval[int](t, ctx, `document.querySelectorAll('.modes .badge, .mode.outside').length`); n != 0 {
+		t.Errorf("%d modes drawn as outside these contracts", n)
 	}
 	names := eval[string](t, ctx, `document.querySelector('table.names').innerText`)
-	if want := "circular\twrap\tcircular\twrap"; !strings.Contains(names, want) {
-		t.Errorf("the names table lacks %q: %q", want, names)
+	for _, want := range []string{"circular\twrap\tcircular\twrap", "symmetric\tsymmetric\t—\t—\tSYMMETRIC", "replicate\tedge\treplicate\tedge"} {
+		if !strings.Contains(names, want) {
+			t.Errorf("the names table lacks %q: %q", want, names)
+		}
 	}
 	// Past n−1: the precondition, in the contract's words, and the way out.
 	move := func(name, v string) {

@@ -21,6 +21,7 @@ const (
 	Reflect
 	Replicate
 	Circular
+	Symmetric
 )
 
 // PadMode is one pad mode: everything the kernels, the op table, the CLI
@@ -131,20 +132,52 @@ var PadModes = []PadMode{
 			}
 			return i
 		},
-		Check: needsElements("circular", "there is no element to wrap around (contract: in_shape[i] >= 1 where padded)"),
-		MostSources: func(n, b, a uint64) uint64 {
-			if n == 0 {
-				return 1
-			}
-			return (n + b + a + n - 1) / n // one per period the axis spans
-		},
-		NumPy: "wrap", PyTorch: "circular", ONNX: "wrap", TF: "—",
+		Check:       needsElements("circular", "there is no element to wrap around (contract: in_shape[i] >= 1 where padded)"),
+		MostSources: periods(0),
+		NumPy:       "wrap", PyTorch: "circular", ONNX: "wrap", TF: "—",
 		Rule: "wrap around (periodic)",
 		What: "The input repeats periodically: the cell past the last is the first again, for any width.",
 		Explain: "Circular pad: outside the box the input repeats periodically, the cell after the last being the first again " +
 			"(the wrap seams are drawn in green); any width works, wrapping as often as needed.",
 		Fold: "Each period folds onto the input as a whole: a cell gathers one gradient per period that covers it.",
 		Role: "wrap", Border: "wrap"},
+	{Mode: Symmetric, Name: "symmetric", Tag: "symmetric", Own: true,
+		Source: func(j, n int) int { // m = j mod 2n; m < n ? m : 2n-1-m
+			k, r := j/n, j%n // j = k·n + r, 0 <= r < n: copy k, mirrored when odd
+			if r < 0 {
+				k, r = k-1, r+n
+			}
+			if k%2 != 0 {
+				return n - 1 - r
+			}
+			return r
+		},
+		Check:       needsElements("symmetric", "there is no element to mirror (contract: in_shape[i] >= 1 where padded)"),
+		MostSources: periods(1), // a slot is read once in each mirrored half-period, ceil(L/n)+1 bounds it
+		NumPy:       "symmetric", PyTorch: "—", ONNX: "—", TF: "SYMMETRIC",
+		Rule: "mirror with the edge repeated",
+		What: "The input is mirrored about its border, the edge element repeated, for any width: past one mirror image the next copy runs forward again.",
+		Explain: "Symmetric pad: outside the box the input is mirrored about the box's border (dashed mirror lines), " +
+			"so the edge element is repeated; any width works, the copies alternating mirrored and straight.",
+		Fold: "The mirror images fold back onto the cells from the edge inward, the edge cells included.",
+		Role: "mirror", Border: "mirror-edge"},
+}
+
+// periods bounds the output coordinates reading one input coordinate of a
+// periodic mode: one per period of n that the output's L = n+before+after
+// cells span, plus extra (no sum wraps: b and a are each below 2^63).
+func periods(extra uint64) func(n, b, a uint64) uint64 {
+	return func(n, b, a uint64) uint64 {
+		if n == 0 {
+			return 1
+		}
+		s := b + a
+		c := 1 + s/n // ceil((n + s) / n)
+		if s%n != 0 {
+			c++
+		}
+		return c + extra
+	}
 }
 
 // needsElements is the rule of a mode that reads some input element for

@@ -17,9 +17,7 @@ import (
 // table, kernels.PadModes) side by side on one input — a 1-D strip and a
 // 2-D grid, each computed by the real CPU kernels and traced like a Try-it
 // run — the reflect precondition shown live, the backward fold of each mode
-// as a heat map, and the names other libraries give the modes, with the
-// rule they have and these contracts do not (symmetric) computed here and
-// marked so.
+// as a heat map, and the names other libraries give the modes.
 
 // PaddingParams are the page's controls (they live in its URL).
 type PaddingParams struct {
@@ -65,12 +63,11 @@ type PaddingPage struct {
 	Controls []Control
 	Strip    Grid        // the 1-D input
 	Input    Grid        // the 2-D input
-	Strips   []ModePanel // 1-D: the contracts' modes, then the rules they lack
+	Strips   []ModePanel // 1-D: the contracts' modes
 	Grids    []ModePanel // 2-D: the contracts' modes
 	Folds    []ModePanel // pad backward of ones: how many outputs fold into each input cell
 	Names    []NameRow
-	Modes    string // "constant, reflect, replicate and circular"
-	Others   bool   // the names table has rules outside these contracts
+	Modes    string // "constant, reflect, replicate, circular and symmetric"
 }
 
 // Control is one slider.
@@ -83,7 +80,6 @@ type Control struct {
 // ModePanel is one mode's picture (or why there is none).
 type ModePanel struct {
 	Mode, Title, What string
-	InContracts       bool
 	Grid              *Grid
 	Error, Cite, Fix  string
 }
@@ -91,32 +87,22 @@ type ModePanel struct {
 // NameRow maps one padding rule to the names libraries give it.
 type NameRow struct {
 	Rule, Here, NumPy, PyTorch, ONNX, TF string
-	InContracts                          bool
 }
 
-// paddingNames is the names table: every mode of the mode table, then the
-// rules these contracts do not have.
+// paddingNames is the names table, one row per mode of the mode table.
 var paddingNames = func() []NameRow {
 	var rows []NameRow
 	for _, pm := range kernels.PadModes {
-		rows = append(rows, NameRow{pm.Rule, pm.Name, pm.NumPy, pm.PyTorch, pm.ONNX, pm.TF, true})
+		rows = append(rows, NameRow{pm.Rule, pm.Name, pm.NumPy, pm.PyTorch, pm.ONNX, pm.TF})
 	}
-	return append(rows,
-		NameRow{"mirror with the edge repeated", "not in these contracts", "symmetric", "—", "—", "SYMMETRIC", false})
+	return rows
 }()
-
-var otherWhat = map[string]string{
-	"symmetric": "The input is mirrored with the edge element repeated (NumPy's symmetric, TensorFlow's SYMMETRIC).",
-}
 
 // PaddingPage computes the page for controls p with the engine's CPU kernels.
 func (s *Site) PaddingPage(p PaddingParams) *PaddingPage {
 	pg := &PaddingPage{P: p, Names: paddingNames}
 	names := kernels.ModeNames()
 	pg.Modes = strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
-	for _, r := range paddingNames {
-		pg.Others = pg.Others || !r.InContracts
-	}
 	pg.Controls = []Control{
 		{"n", "n (strip length)", "the 1-D input's length", p.N, 1, 12, "1-D"},
 		{"b", "before", "cells padded before the strip", p.Before, 0, 14, "1-D"},
@@ -140,9 +126,6 @@ func (s *Site) PaddingPage(p PaddingParams) *PaddingPage {
 		pg.Grids = append(pg.Grids, s.padPanel("grid", grid, m, pads2))
 		pg.Folds = append(pg.Folds, s.foldPanel(grid, m, pads2))
 	}
-	for _, m := range []string{"symmetric"} {
-		pg.Strips = append(pg.Strips, otherPanel(m, strip, p.Before, p.After))
-	}
 	return pg
 }
 
@@ -157,7 +140,7 @@ func arange(dt tensor.DType, shape ...int) *tensor.Tensor {
 // padPanel runs one mode's pad on the CPU and draws it with its trace.
 func (s *Site) padPanel(key string, x *tensor.Tensor, m kernels.Mode, pads []kernels.Pad) ModePanel {
 	pm := kernels.ModeOf(m)
-	panel := ModePanel{Mode: m.String(), Title: m.String(), What: pm.What, InContracts: true}
+	panel := ModePanel{Mode: m.String(), Title: m.String(), What: pm.What}
 	c := ops.Pad(x, m, pads...)
 	res, err := s.Eng.Run(engine.CPU, c)
 	if err != nil {
@@ -198,7 +181,7 @@ func (s *Site) padPanel(key string, x *tensor.Tensor, m kernels.Mode, pads []ker
 // foldPanel runs pad backward of ones: each grad_in cell counts the output
 // cells that fold into it.
 func (s *Site) foldPanel(x *tensor.Tensor, m kernels.Mode, pads []kernels.Pad) ModePanel {
-	panel := ModePanel{Mode: m.String(), Title: m.String(), What: kernels.ModeOf(m).Fold, InContracts: true}
+	panel := ModePanel{Mode: m.String(), Title: m.String(), What: kernels.ModeOf(m).Fold}
 	out, err := kernels.PadOutShape("pad", m, x.Shape, pads)
 	if err != nil {
 		panel.Error = err.Error()
@@ -231,37 +214,5 @@ func anyWidth() string {
 			names = append(names, pm.Name)
 		}
 	}
-	return strings.Join(names, ", ") + " (or symmetric, outside these contracts) go further."
-}
-
-// otherPanel computes a mode these contracts do not have, on the strip.
-func otherPanel(mode string, x *tensor.Tensor, before, after int) ModePanel {
-	panel := ModePanel{Mode: mode, Title: mode, What: otherWhat[mode]}
-	n := x.NumElems()
-	out := tensor.New(x.DType, []int{n + before + after})
-	tr := &ops.Trace{Op: mode, Method: "computed here from NumPy's definition (not a kernel of these contracts)",
-		OutShape: out.Shape, Interior: [][2]int{{before, before + n}}}
-	for o := range out.NumElems() {
-		j := o - before
-		var src int
-		// symmetric: ... 1 0 | 0 1 2 | 2 1 ...
-		period := 2 * n
-		k := ((j % period) + period) % period
-		src = k
-		if k >= n {
-			src = period - 1 - k
-		}
-		out.Set(o, x.At(src))
-		role := ops.RoleCopy
-		if j < 0 || j >= n {
-			role = ops.RoleMirror
-		}
-		tr.Role = append(tr.Role, role)
-		tr.Sources = append(tr.Sources, []ops.Source{{Input: "x", Index: src}})
-	}
-	g := NewGrid(GridInput{Name: "strip-" + mode, Title: mode, T: out, Out: true, Trace: tr,
-		Shapes: map[string][]int{"x": x.Shape}, Primary: "x"})
-	g.Key = g.Name
-	panel.Grid = &g
-	return panel
+	return strings.Join(names, ", ") + " take any width."
 }

@@ -27,6 +27,12 @@ func Source(mode kernels.Mode, j, n int) int {
 		return min(max(j, 0), n-1)
 	case kernels.Circular: // i = j mod n, the non-negative modulo
 		return ((j % n) + n) % n
+	case kernels.Symmetric: // m = j mod 2n; i = m < n ? m : 2n-1-m
+		m := ((j % (2 * n)) + 2*n) % (2 * n)
+		if m < n {
+			return m
+		}
+		return 2*n - 1 - m
 	}
 	panic("padref: no reference for " + mode.String())
 }

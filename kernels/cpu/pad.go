@@ -10,9 +10,10 @@ import (
 	"github.com/fkc-playground/fkc/tensor"
 )
 
-// Pad is the mode-unified forward pad of fuel-cpu-backend (`## pad`):
-// constant / reflect / replicate on any rank (including 0) and any element
-// width. fill is one pre-encoded element (len == dtype size) for Constant and
+// Pad is the mode-unified forward pad of fuel-cpu-backend (`## pad`:
+// constant / reflect / replicate) and of this project's own modes
+// (fkc-cpu-kernels pad_circular, pad_symmetric), every mode of
+// kernels.PadModes, on any rank (including 0) and any element width. fill is one pre-encoded element (len == dtype size) for Constant and
 // is ignored otherwise. Dtype gating (U8/U32/BF16/F16/F32/F64 on the CPU) is
 // the registry's job; the kernel itself is a byte mover.
 //

@@ -10,7 +10,8 @@ import (
 
 // The fuel-vulkan-kernels family (contracts/seeds/fuel-vulkan-kernels.fkc.md):
 // pad_{const,reflect,replicate}_b{1,2,4,8}, pad_backward_const_b{1,2,4,8},
-// pad_backward_{reflect,replicate}_{f32,f16,bf16}, masked_fill_b{1,2,4,8}.
+// pad_backward_{reflect,replicate}_{f32,f16,bf16}, masked_fill_b{1,2,4,8};
+// and this project's own pad modes' pad_MODE (fkc-wgsl-kernels).
 
 const maxRank = 8 // shape_buf is sized for rank <= 8
 

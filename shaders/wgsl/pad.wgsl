@@ -3,8 +3,8 @@
 // project's own modes' pad_MODE (fkc-wgsl-kernels).
 //
 // Specialisation: EB (element bytes 1|2|4|8), MODE (the kernels.Mode number:
-// 0 constant, 1 reflect, 2 replicate, 3 circular), DIR (0 forward pad, 1
-// constant-pad backward = gather).
+// 0 constant, 1 reflect, 2 replicate, 3 circular, 4 symmetric), DIR (0
+// forward pad, 1 constant-pad backward = gather).
 //
 // One thread per output element; for 1- and 2-byte elements one thread per
 // output u32 word (it assembles its 4 or 2 lanes), so no word has two writers.
@@ -12,7 +12,8 @@
 //
 // Forward (per axis, j = out_coord - left_pad, n = in_dim):
 //   constant: 0 <= j < n ? in[j] : fill;  reflect: j<0 -> -j, j>=n -> 2(n-1)-j;
-//   replicate: clamp(j, 0, n-1); circular: j mod n. The reflect precondition
+//   replicate: clamp(j, 0, n-1); circular: j mod n; symmetric: m = j mod 2n,
+//   m < n ? m : 2n-1-m. The reflect precondition
 //   (pads <= n-1) and the empty-axis rules are checked by the host before
 //   dispatch (kernels.PadOutShape).
 // Backward constant: grad_in[c] = grad_out[c + left_pad] (one read per input slot).
@@ -36,14 +37,24 @@
 fn axis_source(c: u32, lp: u32, n_in: u32) -> u32 {
     if (MODE >= 3u) {
         // The periodic modes, in u32 (no i32 wrap at any size): j = c - lp
-        // = k·n_in + r with 0 <= r < n_in.
+        // = k·n_in + r with 0 <= r < n_in; circular reads r, symmetric r
+        // in the even copies k and n_in - 1 - r in the odd (mirrored) ones.
         var r = 0u;
+        var odd = false;
         if (c >= lp) {
-            r = (c - lp) % n_in;
+            let d = c - lp;
+            let q = d / n_in;
+            r = d - q * n_in;
+            odd = (q & 1u) == 1u;
         } else {
             // j = -(d + 1), d = q·n_in + r': k = -(q + 1), r = n_in - 1 - r'
             let d = lp - c - 1u;
-            r = n_in - 1u - d % n_in;
+            let q = d / n_in;
+            r = n_in - 1u - (d - q * n_in);
+            odd = (q & 1u) == 0u;
+        }
+        if (MODE == 4u && odd) {
+            r = n_in - 1u - r;
         }
         return r;
     }
