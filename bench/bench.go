@@ -55,23 +55,31 @@ func pads(n int, rank int) []kernels.Pad {
 
 func f32(r *rand.Rand, shape ...int) *tensor.Tensor { return Fill(r, tensor.F32, shape...) }
 
-// Cases are the standard cases of `fkc bench`.
-var Cases = []Case{
-	{"pad constant f32[8,3,512,512] pad 2", func(r *rand.Rand) *kernels.Call {
-		return ops.Pad(f32(r, 8, 3, 512, 512), kernels.Constant, pads(2, 4)...)
-	}, ""},
-	{"pad reflect f32[8,3,512,512] pad 2", func(r *rand.Rand) *kernels.Call {
-		return ops.Pad(f32(r, 8, 3, 512, 512), kernels.Reflect, pads(2, 4)...)
-	}, ""},
-	{"pad replicate f32[8,3,512,512] pad 2", func(r *rand.Rand) *kernels.Call {
-		return ops.Pad(f32(r, 8, 3, 512, 512), kernels.Replicate, pads(2, 4)...)
-	}, ""},
-	{"pad constant f32[4096,4096] pad 3", func(r *rand.Rand) *kernels.Call {
+// padCases are the pad family's standard cases: every pad mode of the mode
+// table (kernels.PadModes) forward on the image shape, the constant pad of
+// a large matrix, and the backward of every mode that reads the input
+// (constant's is a crop).
+func padCases() []Case {
+	var fwd, bwd []Case
+	for _, pm := range kernels.PadModes {
+		m := pm.Mode
+		fwd = append(fwd, Case{"pad " + pm.Name + " f32[8,3,512,512] pad 2", func(r *rand.Rand) *kernels.Call {
+			return ops.Pad(f32(r, 8, 3, 512, 512), m, pads(2, 4)...)
+		}, ""})
+		if m != kernels.Constant {
+			bwd = append(bwd, Case{"pad_backward " + pm.Name + " f32[8,3,516,516] pad 2", func(r *rand.Rand) *kernels.Call {
+				return ops.PadBackward(f32(r, 8, 3, 516, 516), m, pads(2, 4)...)
+			}, ""})
+		}
+	}
+	fwd = append(fwd, Case{"pad constant f32[4096,4096] pad 3", func(r *rand.Rand) *kernels.Call {
 		return ops.Pad(f32(r, 4096, 4096), kernels.Constant, pads(3, 2)...)
-	}, ""},
-	{"pad_backward reflect f32[8,3,516,516] pad 2", func(r *rand.Rand) *kernels.Call {
-		return ops.PadBackward(f32(r, 8, 3, 516, 516), kernels.Reflect, pads(2, 4)...)
-	}, ""},
+	}, ""})
+	return append(fwd, bwd...)
+}
+
+// Cases are the standard cases of `fkc bench`.
+var Cases = append(padCases(), []Case{
 	{"sum_all f32[64Mi]", func(r *rand.Rand) *kernels.Call { return ops.Sum(f32(r, 64<<20), ops.All) }, ""},
 	// This project's contracted blocked order (fkc run sum --kernel …):
 	// what the CPU's vectors and cores can do with an order they may use.
@@ -94,7 +102,7 @@ var Cases = []Case{
 	{"scatter_add dim 1 f32[4096,4096]", func(r *rand.Rand) *kernels.Call {
 		return ops.AddCall("scatter_add", f32(r, 4096, 4096), ops.RandIndices(r, []int{4096, 4096}, 4096), f32(r, 4096, 4096), 1)
 	}, ""},
-}
+}...)
 
 // Result is one line of `fkc bench` (and the answer of fkc.bench).
 type Result struct {

@@ -642,7 +642,7 @@ func TestLearnPadding(t *testing.T) {
 		"reflect":   "3 2 1 0 1 2 3 4 3 2",
 		"replicate": "0 0 0 0 1 2 3 4 4 4",
 		"symmetric": "2 1 0 0 1 2 3 4 4 3",
-		"wrap":      "2 3 4 0 1 2 3 4 0 1",
+		"circular":  "2 3 4 0 1 2 3 4 0 1",
 	} {
 		if got := strip(mode); got != want {
 			t.Errorf("%s strip = %q, want %q", mode, got, want)
@@ -651,6 +651,23 @@ func TestLearnPadding(t *testing.T) {
 	if n := eval[int](t, ctx, `document.querySelectorAll('.strips .mode[data-mode="reflect"] .deco.mirror').length`); n != 2 {
 		t.Errorf("reflect strip draws %d mirror lines, want 2", n)
 	}
+	if n := eval[int](t, ctx, `document.querySelectorAll('.strips .mode[data-mode="circular"] .deco.wrap').length`); n != 2 {
+		t.Errorf("circular strip draws %d wrap seams, want 2", n)
+	}
+	// symmetric's mirror lines sit on the box's border (the edge repeats)
+	if n := eval[int](t, ctx, `document.querySelectorAll('.strips .mode[data-mode="symmetric"] .deco.mirror.start, .strips .mode[data-mode="symmetric"] .deco.mirror.end').length`); n != 2 {
+		t.Errorf("symmetric strip draws %d mirror lines on the border, want 2", n)
+	}
+	// every mode is a kernel of these contracts, named as the libraries name it
+	if n := eval[int](t, ctx, `document.querySelectorAll('.modes .badge, .mode.outside').length`); n != 0 {
+		t.Errorf("%d modes drawn as outside these contracts", n)
+	}
+	names := eval[string](t, ctx, `document.querySelector('table.names').innerText`)
+	for _, want := range []string{"circular\twrap\tcircular\twrap", "symmetric\tsymmetric\t—\t—\tSYMMETRIC", "replicate\tedge\treplicate\tedge"} {
+		if !strings.Contains(names, want) {
+			t.Errorf("the names table lacks %q: %q", want, names)
+		}
+	}
 	// Past n−1: the precondition, in the contract's words, and the way out.
 	move := func(name, v string) {
 		eval[bool](t, ctx, `(() => { const el = document.querySelector('form.padctl input[name="`+name+`"]'); el.value = "`+v+`"; el.dispatchEvent(new Event("input", {bubbles: true})); return true; })()`)
@@ -658,7 +675,7 @@ func TestLearnPadding(t *testing.T) {
 	move("b", "5")
 	waitFor(t, ctx, `document.querySelector('.strips .mode[data-mode="reflect"] .violation')`)
 	text := eval[string](t, ctx, `document.querySelector('.strips .mode[data-mode="reflect"] .violation').innerText`)
-	for _, want := range []string{"reflect padding (5, 2) on axis 0 exceeds in_shape[0]-1 = 4", "before <= in_shape[i]-1", "widest reflect pad on that axis is n − 1 = 4"} {
+	for _, want := range []string{"reflect padding (5, 2) on axis 0 exceeds in_shape[0]-1 = 4", "before <= in_shape[i]-1", "widest reflect pad on that axis is 4"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the precondition message %q lacks %q", text, want)
 		}

@@ -56,32 +56,50 @@ func (c *Call) FillFor(dt tensor.DType) ([]byte, error) {
 type Form uint8
 
 const (
-	FormOnly      Form = iota // the op has one form
-	FormConstant              // pad / pad_backward, constant mode
-	FormReflect               // pad / pad_backward, reflect mode
-	FormReplicate             // pad / pad_backward, replicate mode
-	FormAll                   // a reduction over every element (no --dim): sum_all
-	FormDim                   // a reduction along --dim: sum_dim
+	FormOnly Form = iota // the op has one form
+	FormAll              // a reduction over every element (no --dim): sum_all
+	FormDim              // a reduction along --dim: sum_dim
+	formPad              // the pad modes follow: ModeForm(m) = formPad + m
 )
 
-var formNames = [...]string{"", "constant", "reflect", "replicate", "all", "dim"}
+// The seed pad modes' forms (ModeForm gives any mode's).
+const (
+	FormConstant  = formPad + Form(Constant)
+	FormReflect   = formPad + Form(Reflect)
+	FormReplicate = formPad + Form(Replicate)
+)
 
 func (f Form) String() string {
-	if int(f) < len(formNames) {
-		return formNames[f]
+	switch f {
+	case FormOnly:
+		return ""
+	case FormAll:
+		return "all"
+	case FormDim:
+		return "dim"
+	}
+	if m, ok := f.PadMode(); ok {
+		return m.String()
 	}
 	return fmt.Sprintf("form(%d)", int(f))
 }
 
 // ModeForm is the form of a pad mode.
-func ModeForm(m Mode) Form { return FormConstant + Form(m) }
+func ModeForm(m Mode) Form { return formPad + Form(m) }
+
+// PadMode is the pad mode of a pad form; ok is false for any other form.
+func (f Form) PadMode() (Mode, bool) {
+	m := Mode(f) - Mode(formPad)
+	return m, f >= formPad && m.valid()
+}
 
 // Mode is the pad mode of a pad form (Constant for any other form).
 func (f Form) Mode() Mode {
-	if f >= FormConstant && f <= FormReplicate {
-		return Mode(f - FormConstant)
+	m, _ := f.PadMode()
+	if !m.valid() {
+		return Constant
 	}
-	return Constant
+	return m
 }
 
 // Variant is one form of one op: what a link serves and what dispatch
@@ -147,5 +165,29 @@ func Variants(op string, forms ...Form) []Variant {
 	return out
 }
 
-// PadForms are the three pad modes as forms.
-var PadForms = []Form{FormConstant, FormReflect, FormReplicate}
+// PadForms are the pad modes as forms, in Mode order.
+var PadForms = padForms(func(*PadMode) bool { return true })
+
+// SeedPadForms are the seed contracts' pad modes as forms; OwnPadModes
+// lists the modes this project's own contracts serve.
+var (
+	SeedPadForms = padForms(func(pm *PadMode) bool { return !pm.Own })
+	OwnPadModes  = func() (own []Mode) {
+		for _, pm := range PadModes {
+			if pm.Own {
+				own = append(own, pm.Mode)
+			}
+		}
+		return own
+	}()
+)
+
+func padForms(keep func(*PadMode) bool) []Form {
+	var fs []Form
+	for i := range PadModes {
+		if keep(&PadModes[i]) {
+			fs = append(fs, ModeForm(PadModes[i].Mode))
+		}
+	}
+	return fs
+}

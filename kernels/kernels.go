@@ -37,27 +37,6 @@ func Violatef(op, format string, args ...any) error {
 	return v
 }
 
-// Mode is the pad mode (the CPU contract's mode_tag).
-type Mode int
-
-const (
-	Constant  Mode = 0
-	Reflect   Mode = 1
-	Replicate Mode = 2
-)
-
-func (m Mode) String() string {
-	switch m {
-	case Constant:
-		return "constant"
-	case Reflect:
-		return "reflect"
-	case Replicate:
-		return "replicate"
-	}
-	return fmt.Sprintf("mode(%d)", int(m))
-}
-
 // Pad is one axis's (before, after) padding.
 type Pad struct{ Before, After int }
 
@@ -66,9 +45,12 @@ type Pad struct{ Before, After int }
 // precondition the contracts state, before any work:
 //   - len(padding) == rank ("padding: len == in_shape.len()"),
 //   - before, after >= 0,
-//   - Reflect: before <= n-1 AND after <= n-1 on every axis,
-//   - Replicate: a padded axis must not be empty (nothing to replicate).
+//   - the mode's own rule (PadMode.Check): reflect's before, after <= n-1,
+//     and no padded empty axis where there is no element to repeat.
 func PadOutShape(op string, mode Mode, in []int, pads []Pad) ([]int, error) {
+	if err := CheckMode(op, mode); err != nil {
+		return nil, err
+	}
 	if len(pads) != len(in) {
 		return nil, Violatef(op, "padding has %d axes but the input has rank %d (contract: padding len == in_shape.len())", len(pads), len(in))
 	}
@@ -81,15 +63,9 @@ func PadOutShape(op string, mode Mode, in []int, pads []Pad) ([]int, error) {
 		if p.Before < 0 || p.After < 0 {
 			return nil, Violatef(op, "axis %d: padding (%d, %d) is negative (contract: before, after >= 0)", i, p.Before, p.After)
 		}
-		switch mode {
-		case Reflect:
-			if p.Before > n-1 || p.After > n-1 {
-				return nil, Violatef(op, "reflect padding (%d, %d) on axis %d exceeds in_shape[%d]-1 = %d (contract: before <= in_shape[i]-1 AND after <= in_shape[i]-1); %s",
-					p.Before, p.After, i, i, n-1, reflectRemedy(i, n))
-			}
-		case Replicate:
-			if n == 0 && (p.Before > 0 || p.After > 0) {
-				return nil, Violatef(op, "replicate padding (%d, %d) on empty axis %d: there is no edge element to replicate", p.Before, p.After, i)
+		if check := ModeOf(mode).Check; check != nil {
+			if err := check(op, i, n, p); err != nil {
+				return nil, err
 			}
 		}
 		size, ok := addSizes(n, p.Before, p.After)
@@ -146,42 +122,6 @@ func PadBackwardInShape(op string, mode Mode, out []int, pads []Pad) ([]int, err
 		return nil, err
 	}
 	return in, nil
-}
-
-// reflectRemedy is the way out of a too-wide reflect pad: the widest that
-// axis takes, or the mode that takes any width.
-func reflectRemedy(axis, n int) string {
-	if n == 0 {
-		// replicate has no edge element to repeat here either
-		return "an empty axis takes no reflect padding — --mode constant pads it with the fill value"
-	}
-	if n == 1 {
-		return "an axis of size 1 takes no reflect padding — --mode replicate pads it to any width"
-	}
-	return fmt.Sprintf("the widest reflect pad on axis %d is %d:%d — for more, --mode replicate repeats the edge", axis, n-1, n-1)
-}
-
-// ReflectIndex maps j = out_coord - before into [0, n) for reflect padding
-// (edge not repeated). Valid only when the reflect precondition holds.
-func ReflectIndex(j, n int) int {
-	if j < 0 {
-		return -j
-	}
-	if j >= n {
-		return 2*(n-1) - j
-	}
-	return j
-}
-
-// ReplicateIndex clamps j into [0, n-1].
-func ReplicateIndex(j, n int) int {
-	if j < 0 {
-		return 0
-	}
-	if j >= n {
-		return n - 1
-	}
-	return j
 }
 
 // CheckDim validates a dim against a rank.

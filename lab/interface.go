@@ -57,7 +57,7 @@ struct Params {
     units: u32,                    // invocations with work: ceil(n / PER)
     rank: u32,                     // axes of the iteration space (<= 8)
     dim: u32,                      // the op's dim (NONE: every element)
-    op: u32,                       // pad mode 0 constant 1 reflect 2 replicate; reduction 0 sum 1 max 2 min 3 mean 4 argmax 5 argmin
+    op: u32,                       // pad mode 0 constant 1 reflect 2 replicate 3 circular 4 symmetric; reduction 0 sum 1 max 2 min 3 mean 4 argmax 5 argmin
     m: u32,                        // rank-1 index operand's length; reductions: elements per output
     fill: vec2<u32>,               // the fill value's element bits (lo, hi)
     out_shape: array<u32, 8>,      // output shape (unused axes 1)

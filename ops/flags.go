@@ -30,10 +30,10 @@ type Use struct {
 
 // The op flags.
 var (
-	ModeFlag = &Flag{Name: "mode", Arg: "constant|reflect|replicate", Help: "pad mode",
-		Choices: modeNames,
+	ModeFlag = &Flag{Name: "mode", Arg: strings.Join(kernels.ModeNames(), "|"), Help: "pad mode (" + modeAliases() + ")",
+		Choices: kernels.ModeNames(),
 		set: func(p *kernels.Params, s string) (err error) {
-			p.Mode, err = parseMode(s)
+			p.Mode, err = kernels.ParseMode(s)
 			return err
 		},
 		get: func(p *kernels.Params) string { return p.Mode.String() }}
@@ -80,16 +80,18 @@ var (
 // Flags lists every op flag (for docs).
 var Flags = []*Flag{ModeFlag, PaddingFlag, ValueFlag, DimFlag, ShapeFlag}
 
-// modeNames are the pad modes in kernels.Mode order.
-var modeNames = []string{"constant", "reflect", "replicate"}
-
-func parseMode(s string) (kernels.Mode, error) {
-	for m, name := range modeNames {
-		if s == name {
-			return kernels.Mode(m), nil
+// modeAliases says which other names --mode takes: "edge = replicate".
+func modeAliases() string {
+	var s []string
+	for _, pm := range kernels.PadModes {
+		for _, a := range pm.Aliases {
+			s = append(s, a+" = "+pm.Name)
 		}
 	}
-	return 0, fmt.Errorf("%q is not a pad mode (want constant, reflect or replicate)", s)
+	if len(s) == 0 {
+		return "no aliases"
+	}
+	return "NumPy's names too: " + strings.Join(s, ", ")
 }
 
 // ParsePadding parses "B:A,B:A,…" in axis order (SPEC §5), strictly: each

@@ -198,3 +198,24 @@ func TestCheckInputsUnknownBeforeMissing(t *testing.T) {
 		}
 	}
 }
+
+// NumPy's names for the pad modes are taken on input and shown back as the
+// canonical names (share links, printed commands); an unknown name lists
+// every mode and alias.
+func TestModeAliases(t *testing.T) {
+	for alias, want := range map[string]kernels.Mode{"wrap": kernels.Circular, "edge": kernels.Replicate, "circular": kernels.Circular} {
+		c, err := Parse("pad_backward", []string{"--mode", alias, "--padding", "1:1"})
+		if err != nil || c.Mode != want {
+			t.Fatalf("--mode %s: %v, %v; want %v", alias, c, err, want)
+		}
+		if got := FormatFlags(c); got[1] != want.String() {
+			t.Errorf("--mode %s shown back as %v, want %s", alias, got, want)
+		}
+	}
+	_, err := Parse("pad", []string{"--mode", "mirror", "--padding", "1:1"})
+	for _, name := range append(kernels.ModeNames(), "wrap (circular)", "edge (replicate)") {
+		if err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("unknown mode: %v does not name %s", err, name)
+		}
+	}
+}

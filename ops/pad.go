@@ -1,7 +1,9 @@
 package ops
 
 import (
+	"fmt"
 	"math/rand"
+	"strings"
 
 	"github.com/fkc-playground/fkc/kernels"
 	"github.com/fkc-playground/fkc/kernels/cpu"
@@ -14,11 +16,9 @@ var padFamily = []*Op{padOp, padBackwardOp}
 
 var padOp = &Op{
 	Name:    "pad",
-	Summary: "forward pad: constant|reflect|replicate",
-	Explain: "Pads every axis by (before, after) cells. **constant** writes the fill value outside the input; " +
-		"**reflect** mirrors the input about its edge without repeating the edge (so each pad must be ≤ n−1); " +
-		"**replicate** repeats the edge element, for any width.",
-	Inputs: []Operand{{Name: "x", Role: "the tensor to pad (any dtype: the kernels move bytes)"}},
+	Summary: "forward pad: " + strings.Join(kernels.ModeNames(), "|"),
+	Explain: padExplain(),
+	Inputs:  []Operand{{Name: "x", Role: "the tensor to pad (any dtype: the kernels move bytes)"}},
 	Flags: []Use{{Flag: ModeFlag, Required: true}, {Flag: PaddingFlag, Required: true},
 		{Flag: ValueFlag, Note: "constant mode only; default 0"}},
 	Forms:  kernels.PadForms,
@@ -127,10 +127,29 @@ var padBackwardOp = &Op{
 var pads2x2 = []kernels.Pad{{Before: 2, After: 2}, {Before: 2, After: 2}}
 
 // sizedPads pads both axes of an [r, c] input by 2 on each side, or by as
-// much as reflect allows (n−1) on an axis shorter than 3.
+// much as every mode allows (reflect: n−1) on an axis shorter than 3.
 func sizedPads(r, c int) []kernels.Pad {
-	p := func(n int) kernels.Pad { return kernels.Pad{Before: min(2, n-1), After: min(2, n-1)} }
+	p := func(n int) kernels.Pad {
+		w := 2
+		for _, pm := range kernels.PadModes {
+			if pm.MaxPad != nil {
+				w = min(w, pm.MaxPad(n))
+			}
+		}
+		return kernels.Pad{Before: w, After: w}
+	}
 	return []kernels.Pad{p(r), p(c)}
+}
+
+// padExplain is the pad op's paragraph: each mode's sentence, from the
+// mode table.
+func padExplain() string {
+	var b strings.Builder
+	b.WriteString("Pads every axis by (before, after) cells.")
+	for _, pm := range kernels.PadModes {
+		fmt.Fprintf(&b, " **%s**: %s", pm.Name, pm.What)
+	}
+	return b.String()
 }
 
 // padFill is the constant mode's fill in x's dtype (nil for the other modes).
@@ -142,16 +161,16 @@ func padFill(c *kernels.Call) ([]byte, error) {
 	return c.FillFor(x.DType)
 }
 
-// padCall draws a random input shape and a padding for mode f (reflect
-// pads stay ≤ n−1); the caller adds the operand.
+// padCall draws a random input shape and a padding for mode f (within the
+// mode's MaxPad: reflect's n−1); the caller adds the operand.
 func padCall(op string, rng *rand.Rand, f kernels.Form, maxRank int) (*kernels.Call, []int) {
 	c := &kernels.Call{Op: op, Params: kernels.Params{Mode: f.Mode(), Dim: kernels.NoDim}}
 	in := randShape(rng, 1, min(maxRank, 4), 1, 6)
 	c.Padding = make([]kernels.Pad, len(in))
 	for i, n := range in {
 		lim := 3
-		if c.Mode == kernels.Reflect {
-			lim = n - 1
+		if mp := kernels.ModeOf(c.Mode).MaxPad; mp != nil {
+			lim = min(lim, mp(n))
 		}
 		c.Padding[i] = kernels.Pad{Before: rng.Intn(lim + 1), After: rng.Intn(lim + 1)}
 	}
@@ -189,12 +208,9 @@ func tracePad(run Runner, c *kernels.Call) (*Trace, error) {
 	t.Mode = c.Mode.String()
 	t.Interior = interior(c.Padding, x.Shape)
 	t.InteriorOn = "out"
-	t.Explain = map[kernels.Mode]string{
-		kernels.Constant: "Constant pad: the input is copied into the interior (boxed); every other cell gets the fill value.",
-		kernels.Reflect: "Reflect pad: outside the box the input is mirrored about its edge row/column (dashed mirror lines) — " +
-			"the edge itself is not repeated, so each pad must be ≤ n−1.",
-		kernels.Replicate: "Replicate pad: outside the box each cell repeats the nearest edge element (the clamped edge is drawn in orange); any width works.",
-	}[c.Mode]
+	pm := kernels.ModeOf(c.Mode)
+	t.Explain = pm.Explain
+	t.Border = pm.Border
 	coord := make([]int, len(shape))
 	for i, s := range idx {
 		unflatten(i, shape, coord)
@@ -207,12 +223,8 @@ func tracePad(run Runner, c *kernels.Call) (*Trace, error) {
 			continue
 		case inside(coord, t.Interior):
 			t.Role[i] = RoleCopy
-		case c.Mode == kernels.Reflect:
-			t.Role[i] = RoleMirror
-		case c.Mode == kernels.Replicate:
-			t.Role[i] = RoleClamp
 		default:
-			t.Role[i] = RoleCopy
+			t.Role[i] = pm.Role
 		}
 		t.add(i, Source{"x", s})
 	}

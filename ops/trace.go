@@ -34,7 +34,7 @@ const (
 	RoleRoute   = "route"   // reduce_max_to_backward: a max position receives upstream
 	RoleBlocked = "blocked" // reduce_max_to_backward: not a max position, gradient 0
 	RoleUnknown = "unknown" // the kernel wrote an index that no input element has
-	RoleWrap    = "wrap"    // periodic padding (not in these contracts; the Learn padding page)
+	RoleWrap    = "wrap"    // pad circular: outside the interior, the input repeated periodically
 )
 
 // RoleLegend says what each cell role means, for the picture's legend.
@@ -67,6 +67,9 @@ type Trace struct {
 	// clamped edge on its border.
 	Interior [][2]int `json:"interior,omitempty"`
 	Mode     string   `json:"mode,omitempty"`
+	// Border is how the picture marks the interior's border (a pad
+	// mode's kernels.PadMode.Border: "mirror", "clamp", …).
+	Border string `json:"border,omitempty"`
 	// Label[i] is a short tag drawn in output cell i (index_add: which src
 	// slices accumulate into it, "+src 0,2"), nil when the op has none.
 	Label []string `json:"label,omitempty"`

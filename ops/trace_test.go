@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fkc-playground/fkc/internal/padref"
 	"github.com/fkc-playground/fkc/kernels"
 	"github.com/fkc-playground/fkc/tensor"
 )
@@ -31,12 +32,7 @@ func refRun(c *kernels.Call) (*tensor.Tensor, error) {
 			fill := false
 			for a := range oc {
 				j, n := oc[a]-c.Padding[a].Before, x.Shape[a]
-				switch {
-				case c.Mode == kernels.Reflect:
-					j = kernels.ReflectIndex(j, n)
-				case c.Mode == kernels.Replicate:
-					j = kernels.ReplicateIndex(j, n)
-				case j < 0 || j >= n:
+				if j = padref.Source(c.Mode, j, n); j < 0 {
 					fill = true
 				}
 				ic[a] = j

@@ -152,6 +152,9 @@ func TestGoldenRuns(t *testing.T) {
 	golden(t, "run-argmax", run("fuel-reference-backend/argmax_dim", ""))
 	golden(t, "run-index-add", run("fuel-reference-backend/index_add", ""))
 	golden(t, "run-violation", run("fuel-cpu-backend/pad", "flags=--mode reflect --padding 4:4,0:0&x=4,5|F32|arange"))
+	// the own modes, wider than n: circular's wrap seams, symmetric's mirror on the border
+	golden(t, "run-pad-circular", run("fkc-cpu-kernels/pad_circular", "flags=--mode circular --padding 3:1,2:6&x=2,3|F32|arange"))
+	golden(t, "run-pad-symmetric", run("fkc-cpu-kernels/pad_symmetric", "flags=--mode symmetric --padding 3:1,2:6&x=2,3|F32|arange"))
 }
 
 // The authoring page: a valid seed (flattened: the RebuiltNesting info), the

@@ -270,9 +270,11 @@ func NewGrid(in GridInput) Grid {
 	return g
 }
 
-// decorate draws the interior box, reflect's mirror lines (through the
-// centre of the edge element: it is not repeated) and replicate's clamped
-// edges, on the drawn tracks (track 1 is the axis labels).
+// decorate draws the interior box and the border its trace's mode names
+// (kernels.PadMode.Border): reflect's mirror lines (through the centre of
+// the edge element: it is not repeated), symmetric's (on the box's border:
+// the edge repeats), circular's wrap seams and replicate's clamped edges,
+// on the drawn tracks (track 1 is the axis labels).
 func (g *Grid) decorate(tr *ops.Trace, s Slice, R, C, rs, cs int) {
 	span := func(ax, n int) [2]int {
 		if ax < 0 {
@@ -306,8 +308,8 @@ func (g *Grid) decorate(tr *ops.Trace, s Slice, R, C, rs, cs int) {
 	padRows, padCols := ri[0] > 0 || ri[1] < R, ci[0] > 0 || ci[1] < C
 	all := fmt.Sprintf("2 / %d", rs+2)
 	allC := fmt.Sprintf("2 / %d", cs+2)
-	switch tr.Mode {
-	case "reflect":
+	switch tr.Border {
+	case "mirror":
 		if padCols && ci[0] > 0 {
 			g.Decos = append(g.Decos, Deco{"deco mirror v", fmt.Sprintf("grid-row: %s; grid-column: %d", all, c0), "mirror"})
 		}
@@ -320,7 +322,27 @@ func (g *Grid) decorate(tr *ops.Trace, s Slice, R, C, rs, cs int) {
 		if padRows && ri[1] < R && ri[1] <= rs {
 			g.Decos = append(g.Decos, Deco{"deco mirror hz", fmt.Sprintf("grid-row: %d; grid-column: %s", r1-1, allC), "mirror"})
 		}
-	case "replicate":
+	case "wrap", "mirror-edge":
+		// On the box's border (a seam between the input's last cell and
+		// the period that follows, or symmetric's mirror, which repeats
+		// the edge), across the whole picture.
+		cls, label := "deco wrap", "wrap"
+		if tr.Border == "mirror-edge" {
+			cls, label = "deco mirror", "mirror"
+		}
+		if padCols && ci[0] > 0 {
+			g.Decos = append(g.Decos, Deco{cls + " v start", fmt.Sprintf("grid-row: %s; grid-column: %d", all, c0), label})
+		}
+		if padCols && ci[1] < C && ci[1] <= cs {
+			g.Decos = append(g.Decos, Deco{cls + " v end", fmt.Sprintf("grid-row: %s; grid-column: %d", all, c1-1), label})
+		}
+		if padRows && ri[0] > 0 {
+			g.Decos = append(g.Decos, Deco{cls + " hz start", fmt.Sprintf("grid-row: %d; grid-column: %s", r0, allC), label})
+		}
+		if padRows && ri[1] < R && ri[1] <= rs {
+			g.Decos = append(g.Decos, Deco{cls + " hz end", fmt.Sprintf("grid-row: %d; grid-column: %s", r1-1, allC), label})
+		}
+	case "clamp":
 		rows, cols := fmt.Sprintf("%d / %d", r0, r1), fmt.Sprintf("%d / %d", c0, c1)
 		if padCols && ci[0] > 0 {
 			g.Decos = append(g.Decos, Deco{"deco clamp v start", fmt.Sprintf("grid-row: %s; grid-column: %d", rows, c0), "edge"})

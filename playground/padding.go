@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/fkc-playground/fkc/engine"
 	"github.com/fkc-playground/fkc/kernels"
@@ -12,12 +13,11 @@ import (
 	"github.com/fkc-playground/fkc/tensor"
 )
 
-// The "Learn padding" page: the three pad modes of these contracts side by
-// side on one input — a 1-D strip and a 2-D grid, each computed by the real
-// CPU kernels and traced like a Try-it run — the reflect precondition shown
-// live, the backward fold of each mode as a heat map, and the names other
-// libraries give the modes, with the two they have and these contracts do
-// not (symmetric, wrap) computed here and marked so.
+// The "Learn padding" page: every pad mode of these contracts (the mode
+// table, kernels.PadModes) side by side on one input — a 1-D strip and a
+// 2-D grid, each computed by the real CPU kernels and traced like a Try-it
+// run — the reflect precondition shown live, the backward fold of each mode
+// as a heat map, and the names other libraries give the modes.
 
 // PaddingParams are the page's controls (they live in its URL).
 type PaddingParams struct {
@@ -63,10 +63,11 @@ type PaddingPage struct {
 	Controls []Control
 	Strip    Grid        // the 1-D input
 	Input    Grid        // the 2-D input
-	Strips   []ModePanel // 1-D: the contracts' three modes, then symmetric and wrap
-	Grids    []ModePanel // 2-D: the three modes
+	Strips   []ModePanel // 1-D: the contracts' modes
+	Grids    []ModePanel // 2-D: the contracts' modes
 	Folds    []ModePanel // pad backward of ones: how many outputs fold into each input cell
 	Names    []NameRow
+	Modes    string // "constant, reflect, replicate, circular and symmetric"
 }
 
 // Control is one slider.
@@ -79,7 +80,6 @@ type Control struct {
 // ModePanel is one mode's picture (or why there is none).
 type ModePanel struct {
 	Mode, Title, What string
-	InContracts       bool
 	Grid              *Grid
 	Error, Cite, Fix  string
 }
@@ -87,28 +87,22 @@ type ModePanel struct {
 // NameRow maps one padding rule to the names libraries give it.
 type NameRow struct {
 	Rule, Here, NumPy, PyTorch, ONNX, TF string
-	InContracts                          bool
 }
 
-var paddingNames = []NameRow{
-	{"fill with a constant", "constant", "constant", "constant", "constant", "CONSTANT", true},
-	{"mirror about the edge, edge not repeated", "reflect", "reflect", "reflect", "reflect", "REFLECT", true},
-	{"repeat the edge element outward", "replicate", "edge", "replicate", "edge", "—", true},
-	{"mirror with the edge repeated", "not in these contracts", "symmetric", "—", "—", "SYMMETRIC", false},
-	{"wrap around (periodic)", "not in these contracts", "wrap", "circular", "wrap", "—", false},
-}
-
-var modeWhat = map[string]string{
-	"constant":  "Outside the input every cell is the fill value (0 here).",
-	"reflect":   "The input is mirrored about its edge element, which is not repeated: the pad on each side may be at most n − 1.",
-	"replicate": "The edge element is repeated outward, for any width.",
-	"symmetric": "The input is mirrored with the edge element repeated (NumPy's symmetric, TensorFlow's SYMMETRIC).",
-	"wrap":      "The input repeats periodically (NumPy's wrap, PyTorch's circular, ONNX's wrap).",
-}
+// paddingNames is the names table, one row per mode of the mode table.
+var paddingNames = func() []NameRow {
+	var rows []NameRow
+	for _, pm := range kernels.PadModes {
+		rows = append(rows, NameRow{pm.Rule, pm.Name, pm.NumPy, pm.PyTorch, pm.ONNX, pm.TF})
+	}
+	return rows
+}()
 
 // PaddingPage computes the page for controls p with the engine's CPU kernels.
 func (s *Site) PaddingPage(p PaddingParams) *PaddingPage {
 	pg := &PaddingPage{P: p, Names: paddingNames}
+	names := kernels.ModeNames()
+	pg.Modes = strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 	pg.Controls = []Control{
 		{"n", "n (strip length)", "the 1-D input's length", p.N, 1, 12, "1-D"},
 		{"b", "before", "cells padded before the strip", p.Before, 0, 14, "1-D"},
@@ -126,13 +120,11 @@ func (s *Site) PaddingPage(p PaddingParams) *PaddingPage {
 	pg.Strip = NewGrid(GridInput{Name: "x", Title: "x", T: strip})
 	pg.Input = NewGrid(GridInput{Name: "x", Title: "x", T: grid})
 	pads2 := []kernels.Pad{{Before: p.RowB, After: p.RowA}, {Before: p.ColB, After: p.ColA}}
-	for _, m := range []kernels.Mode{kernels.Constant, kernels.Reflect, kernels.Replicate} {
+	for _, pm := range kernels.PadModes {
+		m := pm.Mode
 		pg.Strips = append(pg.Strips, s.padPanel("strip", strip, m, pads1))
 		pg.Grids = append(pg.Grids, s.padPanel("grid", grid, m, pads2))
 		pg.Folds = append(pg.Folds, s.foldPanel(grid, m, pads2))
-	}
-	for _, m := range []string{"symmetric", "wrap"} {
-		pg.Strips = append(pg.Strips, otherPanel(m, strip, p.Before, p.After))
 	}
 	return pg
 }
@@ -147,21 +139,22 @@ func arange(dt tensor.DType, shape ...int) *tensor.Tensor {
 
 // padPanel runs one mode's pad on the CPU and draws it with its trace.
 func (s *Site) padPanel(key string, x *tensor.Tensor, m kernels.Mode, pads []kernels.Pad) ModePanel {
-	panel := ModePanel{Mode: m.String(), Title: m.String(), What: modeWhat[m.String()], InContracts: true}
+	pm := kernels.ModeOf(m)
+	panel := ModePanel{Mode: m.String(), Title: m.String(), What: pm.What}
 	c := ops.Pad(x, m, pads...)
 	res, err := s.Eng.Run(engine.CPU, c)
 	if err != nil {
 		panel.Error = err.Error()
 		panel.Cite = cite(err)
 		var v *kernels.Violation
-		if m == kernels.Reflect && errors.As(err, &v) {
-			n := x.Shape[0]
+		if pm.MaxPad != nil && errors.As(err, &v) {
+			widest := pm.MaxPad(x.Shape[0])
 			for a, p := range pads {
-				if p.Before > x.Shape[a]-1 || p.After > x.Shape[a]-1 {
-					n = x.Shape[a]
+				if w := pm.MaxPad(x.Shape[a]); p.Before > w || p.After > w {
+					widest = w
 				}
 			}
-			panel.Fix = fmt.Sprintf("The widest reflect pad on that axis is n − 1 = %d; replicate (or symmetric, outside these contracts) goes further.", n-1)
+			panel.Fix = fmt.Sprintf("The widest %s pad on that axis is %d; %s", m, widest, anyWidth())
 		}
 		return panel
 	}
@@ -188,7 +181,7 @@ func (s *Site) padPanel(key string, x *tensor.Tensor, m kernels.Mode, pads []ker
 // foldPanel runs pad backward of ones: each grad_in cell counts the output
 // cells that fold into it.
 func (s *Site) foldPanel(x *tensor.Tensor, m kernels.Mode, pads []kernels.Pad) ModePanel {
-	panel := ModePanel{Mode: m.String(), Title: m.String(), InContracts: true}
+	panel := ModePanel{Mode: m.String(), Title: m.String(), What: kernels.ModeOf(m).Fold}
 	out, err := kernels.PadOutShape("pad", m, x.Shape, pads)
 	if err != nil {
 		panel.Error = err.Error()
@@ -213,41 +206,13 @@ func (s *Site) foldPanel(x *tensor.Tensor, m kernels.Mode, pads []kernels.Pad) M
 	return panel
 }
 
-// otherPanel computes a mode these contracts do not have, on the strip.
-func otherPanel(mode string, x *tensor.Tensor, before, after int) ModePanel {
-	panel := ModePanel{Mode: mode, Title: mode, What: modeWhat[mode]}
-	n := x.NumElems()
-	out := tensor.New(x.DType, []int{n + before + after})
-	tr := &ops.Trace{Op: mode, Method: "computed here from NumPy's definition (not a kernel of these contracts)",
-		OutShape: out.Shape, Interior: [][2]int{{before, before + n}}}
-	for o := range out.NumElems() {
-		j := o - before
-		var src int
-		switch mode {
-		case "symmetric": // ... 1 0 | 0 1 2 | 2 1 ...
-			period := 2 * n
-			k := ((j % period) + period) % period
-			src = k
-			if k >= n {
-				src = period - 1 - k
-			}
-		default: // wrap
-			src = ((j % n) + n) % n
+// anyWidth names the modes that repeat the input to any width.
+func anyWidth() string {
+	var names []string
+	for _, pm := range kernels.PadModes {
+		if pm.MaxPad == nil && pm.Role != ops.RoleFill {
+			names = append(names, pm.Name)
 		}
-		out.Set(o, x.At(src))
-		role := ops.RoleCopy
-		if j < 0 || j >= n {
-			role = ops.RoleMirror
-			if mode == "wrap" {
-				role = ops.RoleWrap
-			}
-		}
-		tr.Role = append(tr.Role, role)
-		tr.Sources = append(tr.Sources, []ops.Source{{Input: "x", Index: src}})
 	}
-	g := NewGrid(GridInput{Name: "strip-" + mode, Title: mode, T: out, Out: true, Trace: tr,
-		Shapes: map[string][]int{"x": x.Shape}, Primary: "x"})
-	g.Key = g.Name
-	panel.Grid = &g
-	return panel
+	return strings.Join(names, ", ") + " take any width."
 }

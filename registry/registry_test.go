@@ -2,8 +2,10 @@ package registry
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -39,8 +41,10 @@ func dts(b *Binding) string {
 
 func TestFanOut(t *testing.T) {
 	r := Build(loadSeeds(t))
-	if n := len(r.Kernels()); n != 57 {
-		t.Errorf("%d kernels, want 57", n)
+	files, _ := filepath.Glob("../contracts/seeds/*.md")
+	sections, _, bindings := blockCounts(t, files...)
+	if n := len(r.Kernels()); n != sections {
+		t.Errorf("%d kernels, want %d", n, sections)
 	}
 	var desc []string
 	for _, k := range r.DescribeOnly {
@@ -50,8 +54,8 @@ func TestFanOut(t *testing.T) {
 	if want := []string{"pad_const_cpu", "pad_reflect_cpu", "pad_replicate_cpu", "pad_walk_cpu"}; !reflect.DeepEqual(desc, want) {
 		t.Errorf("describe-only %v", desc)
 	}
-	if len(r.Bindings) != 150 {
-		t.Errorf("%d bindings, want 150", len(r.Bindings))
+	if len(r.Bindings) != bindings {
+		t.Errorf("%d bindings, want %d", len(r.Bindings), bindings)
 	}
 	for _, c := range []struct {
 		provider, kernel string
@@ -173,4 +177,33 @@ func TestFanOutErrors(t *testing.T) {
 	if len(r.Bindings) != 2 || r.Bindings[1].InputDTypes[1] != tensor.BOOL || r.Bindings[1].OutDType != tensor.F16 || len(r.Diags) != 0 {
 		t.Errorf("fixed BOOL operand: %v %v", r.Bindings, r.Diags)
 	}
+}
+
+// blockCounts reads the documents' raw text, apart from the loader: the
+// ```fkc blocks, the describe-only ones among them, and the bindings the
+// registrable ones fan out to (one per entry of their longest dtypes list).
+func blockCounts(t *testing.T, files ...string) (sections, describeOnly, bindings int) {
+	t.Helper()
+	fence := regexp.MustCompile("(?s)```fkc\n(.*?)```")
+	desc := regexp.MustCompile(`(?m)^\s*registrable:\s*false`)
+	dtypes := regexp.MustCompile(`(?m)^\s*(?:- )?dtypes:\s*\[([^\]]*)\]`)
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range fence.FindAllStringSubmatch(string(src), -1) {
+			sections++
+			if desc.MatchString(b[1]) {
+				describeOnly++
+				continue
+			}
+			most := 0
+			for _, m := range dtypes.FindAllStringSubmatch(b[1], -1) {
+				most = max(most, len(strings.Split(m[1], ",")))
+			}
+			bindings += most
+		}
+	}
+	return sections, describeOnly, bindings
 }

@@ -87,20 +87,33 @@ func dimCase(name string, fast, ref func(*tensor.Tensor, int) (*tensor.Tensor, e
 	}}
 }
 
-var benchCases = []benchCase{
-	padCase("pad_constant_8x3x512x512", kernels.Constant),
-	padCase("pad_reflect_8x3x512x512", kernels.Reflect),
-	padCase("pad_replicate_8x3x512x512", kernels.Replicate),
-	{"pad_constant_4096x4096_p3", (sq + 4102*4102) * f32B, false, func() (kernelFunc, kernelFunc) {
+func padBackwardCase(name string, mode kernels.Mode) benchCase {
+	return benchCase{name, (imgOut + img) * f32B, false, func() (kernelFunc, kernelFunc) {
+		g, p := benchF32(8, 3, 516, 516), pads(0, 0, 0, 0, 2, 2, 2, 2)
+		return func() (*tensor.Tensor, error) { return PadBackward(g, mode, p) },
+			func() (*tensor.Tensor, error) { return PadBackwardRef(g, mode, p) }
+	}}
+}
+
+// padCases: every mode of the mode table forward on the image shape, the
+// large constant pad, and the backward of every mode but constant's crop.
+func padCases() []benchCase {
+	var fwd, bwd []benchCase
+	for _, pm := range kernels.PadModes {
+		fwd = append(fwd, padCase("pad_"+pm.Name+"_8x3x512x512", pm.Mode))
+		if pm.Mode != kernels.Constant {
+			bwd = append(bwd, padBackwardCase("pad_backward_"+pm.Name+"_8x3x512x512", pm.Mode))
+		}
+	}
+	fwd = append(fwd, benchCase{"pad_constant_4096x4096_p3", (sq + 4102*4102) * f32B, false, func() (kernelFunc, kernelFunc) {
 		x, p, fill := benchF32(4096, 4096), pads(3, 3, 3, 3), tensor.Encode(tensor.F32, 0)
 		return func() (*tensor.Tensor, error) { return Pad(x, kernels.Constant, p, fill) },
 			func() (*tensor.Tensor, error) { return PadRef(x, kernels.Constant, p, fill) }
-	}},
-	{"pad_backward_reflect_8x3x512x512", (imgOut + img) * f32B, false, func() (kernelFunc, kernelFunc) {
-		g, p := benchF32(8, 3, 516, 516), pads(0, 0, 0, 0, 2, 2, 2, 2)
-		return func() (*tensor.Tensor, error) { return PadBackward(g, kernels.Reflect, p) },
-			func() (*tensor.Tensor, error) { return PadBackwardRef(g, kernels.Reflect, p) }
-	}},
+	}})
+	return append(fwd, bwd...)
+}
+
+var benchCases = append(padCases(), []benchCase{
 	// The oracle's flat fold (sum_all) and the contracted fast sum.
 	{"sum_all_64Mi", 64 << 20 * f32B, true, func() (kernelFunc, kernelFunc) {
 		x := benchF32(64 << 20)
@@ -144,7 +157,7 @@ var benchCases = []benchCase{
 		x, dst := benchF32(64<<20), benchF32(64<<20)
 		return func() (*tensor.Tensor, error) { par.Copy(dst.Data, x.Data); return dst, nil }, nil
 	}},
-}
+}...)
 
 func BenchmarkCases(b *testing.B) {
 	for _, c := range benchCases {

@@ -56,15 +56,16 @@ func add(f func(base, indices, src *tensor.Tensor, dim int, into ...*tensor.Tens
 // Links is the CPU half of the link table.
 func Links() []kernels.Link {
 	pad, padRef := padWith(Pad), padWith(PadRef)
-	padModes := kernels.Variants("pad", kernels.PadForms...)
+	padModes := kernels.Variants("pad", kernels.SeedPadForms...)
+	branch := func(m kernels.Mode) []kernels.Variant { return kernels.Variants("pad", kernels.ModeForm(m)) }
 	v := func(op string, forms ...kernels.Form) []kernels.Variant { return kernels.Variants(op, forms...) }
 	links := []kernels.Link{
 		// fuel-cpu-backend: one mode-unified forward binding per dtype.
 		{EntryPoint: cpuBackend + "pad_cpu", Serves: padModes, Impl: pad, Where: "kernels/cpu.Pad (run-wise fast path; PadRef is the reference walk)"},
 		// Describe-only mode sections: the branches of the same wrapper.
-		{EntryPoint: cpuBackend + "pad_const_cpu", Runs: padModes[:1], Impl: pad, Where: "kernels/cpu.Pad, constant branch"},
-		{EntryPoint: cpuBackend + "pad_reflect_cpu", Runs: padModes[1:2], Impl: pad, Where: "kernels/cpu.Pad, reflect branch"},
-		{EntryPoint: cpuBackend + "pad_replicate_cpu", Runs: padModes[2:], Impl: pad, Where: "kernels/cpu.Pad, replicate branch"},
+		{EntryPoint: cpuBackend + "pad_const_cpu", Runs: branch(kernels.Constant), Impl: pad, Where: "kernels/cpu.Pad, constant branch"},
+		{EntryPoint: cpuBackend + "pad_reflect_cpu", Runs: branch(kernels.Reflect), Impl: pad, Where: "kernels/cpu.Pad, reflect branch"},
+		{EntryPoint: cpuBackend + "pad_replicate_cpu", Runs: branch(kernels.Replicate), Impl: pad, Where: "kernels/cpu.Pad, replicate branch"},
 		{EntryPoint: cpuBackend + "pad_walk_cpu", Runs: padModes[1:], Impl: padRef, Where: "kernels/cpu.PadRef (the generic per-element walk)"},
 		// fuel-reference-backend, indexing.
 		{EntryPoint: refOracle + "index_select_tensor", Serves: v("index_select"), Impl: index(IndexSelect), Where: "kernels/cpu.IndexSelect"},
@@ -114,8 +115,15 @@ func Links() []kernels.Link {
 		return PadBackward(c.In("grad_out"), c.Mode, c.Padding)
 	}
 	for _, dt := range []string{"f32", "f64", "bf16", "f16"} {
-		links = append(links, kernels.Link{EntryPoint: cpuBackend + "pad_backward_" + dt, Serves: v("pad_backward", kernels.PadForms...),
+		links = append(links, kernels.Link{EntryPoint: cpuBackend + "pad_backward_" + dt, Serves: v("pad_backward", kernels.SeedPadForms...),
 			Impl: padBackward, Where: "kernels/cpu.PadBackward (f64 accumulator)"})
+	}
+	// This project's own pad modes (kernels.PadModes): one forward and one
+	// backward section each in fkc-cpu-kernels, served by the same kernels.
+	for _, m := range kernels.OwnPadModes {
+		links = append(links,
+			kernels.Link{EntryPoint: "fkc::cpu::pad_" + m.String(), Serves: branch(m), Impl: pad, Where: "kernels/cpu.Pad, " + m.String() + " rule (PadRef is the reference walk)"},
+			kernels.Link{EntryPoint: "fkc::cpu::pad_backward_" + m.String(), Serves: v("pad_backward", kernels.ModeForm(m)), Impl: padBackward, Where: "kernels/cpu.PadBackward (f64 accumulator), " + m.String() + " rule"})
 	}
 	return links
 }

@@ -10,9 +10,10 @@ import (
 	"github.com/fkc-playground/fkc/tensor"
 )
 
-// Pad is the mode-unified forward pad of fuel-cpu-backend (`## pad`):
-// constant / reflect / replicate on any rank (including 0) and any element
-// width. fill is one pre-encoded element (len == dtype size) for Constant and
+// Pad is the mode-unified forward pad of fuel-cpu-backend (`## pad`:
+// constant / reflect / replicate) and of this project's own modes
+// (fkc-cpu-kernels pad_circular, pad_symmetric), every mode of
+// kernels.PadModes, on any rank (including 0) and any element width. fill is one pre-encoded element (len == dtype size) for Constant and
 // is ignored otherwise. Dtype gating (U8/U32/BF16/F16/F32/F64 on the CPU) is
 // the registry's job; the kernel itself is a byte mover.
 //
@@ -34,28 +35,15 @@ func Pad(x *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad, fill []byte) (
 		return out, nil
 	}
 	last := rank - 1
-	g := &padGeom{mode: mode, n: x.Shape[last], b: pads[last].Before, lead: out.Shape[:last], inStr: tensor.Strides(x.Shape)}
+	g := &padGeom{n: x.Shape[last], b: pads[last].Before, lead: out.Shape[:last], inStr: tensor.Strides(x.Shape)}
 	g.outRow = g.b + g.n + pads[last].After
+	g.edges = edgeMap(mode, g.n, pads[last])
+	g.fill = mode == kernels.Constant
 	// maps[k][o] is the input coordinate output coordinate o reads along
 	// leading axis k, or -1 in a constant pad's padding.
 	g.maps = make([][]int, last)
 	for k := range g.maps {
-		nk, bk := x.Shape[k], pads[k].Before
-		g.maps[k] = make([]int, bk+nk+pads[k].After)
-		for o := range g.maps[k] {
-			j := o - bk
-			switch mode {
-			case kernels.Constant:
-				if j < 0 || j >= nk {
-					j = -1
-				}
-			case kernels.Reflect:
-				j = kernels.ReflectIndex(j, nk)
-			case kernels.Replicate:
-				j = kernels.ReplicateIndex(j, nk)
-			}
-			g.maps[k][o] = j
-		}
+		g.maps[k] = axisMap(mode, x.Shape[k], pads[k])
 	}
 	es := x.DType.Size()
 	par.For(out.NumElems()/g.outRow, 2*g.outRow*es, func(lo, hi int) {
@@ -75,22 +63,39 @@ func Pad(x *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad, fill []byte) (
 
 // padGeom is what building a forward pad's output rows needs.
 type padGeom struct {
-	mode   kernels.Mode
 	n, b   int     // the last axis: input row length, pad before
 	outRow int     // output row length (b + n + after)
+	edges  []int   // the last axis's padding cells, before then after: input coordinate, -1 = fill
+	fill   bool    // every padding cell is the fill (constant mode)
 	lead   []int   // the output's leading axes
 	maps   [][]int // per leading axis: output coordinate → input coordinate, -1 = fill
 	inStr  []int   // the input's element strides
+}
+
+// axisMap is the mode's source-index rule over one axis's output
+// coordinates: the input coordinate each reads, -1 for the fill.
+func axisMap(mode kernels.Mode, n int, p kernels.Pad) []int {
+	src := kernels.ModeOf(mode).Source
+	m := make([]int, p.Before+n+p.After)
+	for o := range m {
+		m[o] = src(o-p.Before, n)
+	}
+	return m
+}
+
+// edgeMap is axisMap of the padding cells alone: the before cells, then
+// the after cells (the interior is read as one run).
+func edgeMap(mode kernels.Mode, n int, p kernels.Pad) []int {
+	m := axisMap(mode, n, p)
+	return append(m[:p.Before:p.Before], m[p.Before+n:]...)
 }
 
 // padRows builds output rows [lo, hi) on typed views of the element width.
 // Rows go plane by plane: the leading axes but the innermost fix a
 // plane's input offset once, and the innermost axis's map gives each
 // row's. A row is its input row's interior in one moveBytes, then the
-// edges — out[t] = r[b-t] before and out[b+n+t] = r[n-2-t] after for
-// reflect (ReflectIndex with j = t-b and j = n+t), the end elements for
-// replicate, the fill for constant — or, in a constant pad's padding, all
-// fill.
+// edges — the fill for constant, else each edge cell's input element by
+// the mode's rule (edgeMap) — or, in a constant pad's padding, all fill.
 func padRows[E any](g *padGeom, out, in []E, fill E, lo, hi int) {
 	n, b, w := g.n, g.b, g.outRow
 	// rank 1 is one plane of one row
@@ -125,28 +130,20 @@ func padRows[E any](g *padGeom, out, in []E, fill E, lo, hi int) {
 			if !padInteriorsFirst {
 				moveBytes(bytesOf(dst[b:b+n]), bytesOf(src))
 			}
-			switch g.mode {
-			case kernels.Constant:
+			if g.fill {
 				for i := 0; i < b; i++ {
 					dst[i] = fill
 				}
 				for i := b + n; i < w; i++ {
 					dst[i] = fill
 				}
-			case kernels.Replicate:
-				for i := 0; i < b; i++ {
-					dst[i] = src[0]
-				}
-				for i := b + n; i < w; i++ {
-					dst[i] = src[n-1]
-				}
-			case kernels.Reflect:
-				for t := 0; t < b; t++ {
-					dst[t] = src[b-t]
-				}
-				for t := 0; t < w-b-n; t++ {
-					dst[b+n+t] = src[n-2-t]
-				}
+				continue
+			}
+			for t, e := range g.edges[:b] {
+				dst[t] = src[e]
+			}
+			for t, e := range g.edges[b:] {
+				dst[b+n+t] = src[e]
 			}
 		}
 		for k := len(coord) - 1; k >= 0; k-- { // the next plane's coordinates
@@ -192,9 +189,9 @@ func fillElem[E any](mode kernels.Mode, fill []byte) E {
 }
 
 // PadRef is the reference walk, as the contracts' prose reads: for every
-// output element, unflatten its coordinates, map each axis through
-// j = out_coord - before (constant: outside [0, n) means fill; reflect:
-// ReflectIndex; replicate: ReplicateIndex) and copy that input element.
+// output element, unflatten its coordinates, map each axis's j = out_coord
+// - before through the mode's source-index rule (PadMode.Source; -1, a
+// constant pad's padding, means fill) and copy that input element.
 func PadRef(x *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad, fill []byte) (*tensor.Tensor, error) {
 	out, err := padSetup(x, mode, pads, fill)
 	if err != nil {
@@ -203,22 +200,15 @@ func PadRef(x *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad, fill []byte
 	es := x.DType.Size()
 	rank := len(x.Shape)
 	inStr := tensor.Strides(x.Shape)
+	source := kernels.ModeOf(mode).Source
 	coord := make([]int, rank)
 	for o := 0; o < out.NumElems(); o++ {
 		unflatten(o, out.Shape, coord)
 		in, inside := 0, true
 		for k := 0; k < rank; k++ {
-			n := x.Shape[k]
-			j := coord[k] - pads[k].Before
-			switch mode {
-			case kernels.Constant:
-				if j < 0 || j >= n {
-					inside = false
-				}
-			case kernels.Reflect:
-				j = kernels.ReflectIndex(j, n)
-			case kernels.Replicate:
-				j = kernels.ReplicateIndex(j, n)
+			j := source(coord[k]-pads[k].Before, x.Shape[k])
+			if j < 0 {
+				inside = false
 			}
 			in += j * inStr[k]
 		}
@@ -278,21 +268,13 @@ func PadBackward(gradOut *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad) 
 	from := make([][][]int, last)
 	for k := range from {
 		from[k] = make([][]int, inShape[k])
-		for o := 0; o < gradOut.Shape[k]; o++ {
-			j := o - pads[k].Before
-			switch mode {
-			case kernels.Constant:
-				if j < 0 || j >= inShape[k] {
-					continue
-				}
-			case kernels.Reflect:
-				j = kernels.ReflectIndex(j, inShape[k])
-			case kernels.Replicate:
-				j = kernels.ReplicateIndex(j, inShape[k])
+		for o, j := range axisMap(mode, inShape[k], pads[k]) {
+			if j >= 0 {
+				from[k][j] = append(from[k][j], o)
 			}
-			from[k][j] = append(from[k][j], o)
 		}
 	}
+	edges := edgeMap(mode, n, pads[last])
 	outLeadStr := tensor.Strides(gradOut.Shape[:last])
 	par.For(tensor.NumElems(inShape)/n, 2*n*gradOut.DType.Size(), func(lo, hi int) {
 		acc, buf := make([]float64, n), make([]float64, L)
@@ -306,7 +288,7 @@ func PadBackward(gradOut *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad) 
 				for k, c := range coord {
 					R += from[k][c][pick[k]] * outLeadStr[k]
 				}
-				addGradRow(acc, gradOut, R*L, buf, mode, b)
+				addGradRow(acc, gradOut, R*L, buf, edges, b)
 				k := last - 1
 				for ; k >= 0; k-- {
 					if pick[k]++; pick[k] < len(from[k][coord[k]]) {
@@ -332,9 +314,10 @@ func PadBackward(gradOut *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad) 
 
 // addGradRow adds the output row of grad_out starting at element i into the
 // input row's accumulators a, in the row's flat order: the before-edge, the
-// interior, the after-edge (constant rows have no edge contributions). An
-// F32 row is widened on the fly; other dtypes through buf.
-func addGradRow(a []float64, g *tensor.Tensor, i int, buf []float64, mode kernels.Mode, b int) {
+// interior, the after-edge, each edge cell into the slot edges names
+// (edgeMap; -1, a constant pad's padding, adds nowhere). An F32 row is
+// widened on the fly; other dtypes through buf.
+func addGradRow(a []float64, g *tensor.Tensor, i int, buf []float64, edges []int, b int) {
 	n := len(a)
 	var g32 []float32
 	if g.DType == tensor.F32 {
@@ -348,15 +331,9 @@ func addGradRow(a []float64, g *tensor.Tensor, i int, buf []float64, mode kernel
 		}
 		return buf[t]
 	}
-	L := len(buf)
-	switch mode {
-	case kernels.Reflect:
-		for t := 0; t < b; t++ { // out t reads in[b-t]
-			a[b-t] += at(t)
-		}
-	case kernels.Replicate:
-		for t := 0; t < b; t++ {
-			a[0] += at(t)
+	for t, e := range edges[:b] {
+		if e >= 0 {
+			a[e] += at(t)
 		}
 	}
 	if g32 != nil {
@@ -364,14 +341,9 @@ func addGradRow(a []float64, g *tensor.Tensor, i int, buf []float64, mode kernel
 	} else {
 		addGo(a, buf[b:b+n])
 	}
-	switch mode {
-	case kernels.Reflect:
-		for t := b + n; t < L; t++ { // out t reads in[n-2-(t-b-n)]
-			a[2*n+b-2-t] += at(t)
-		}
-	case kernels.Replicate:
-		for t := b + n; t < L; t++ {
-			a[n-1] += at(t)
+	for t, e := range edges[b:] {
+		if e >= 0 {
+			a[e] += at(b + n + t)
 		}
 	}
 }
@@ -392,7 +364,8 @@ func narrowRow(out *tensor.Tensor, i int, acc []float64) {
 }
 
 // PadBackwardRef is the reference walk of pad_backward_*: per output flat
-// position, unflatten, map each axis (constant: skip a padded position),
+// position, unflatten, map each axis by the mode's rule (-1, a constant
+// pad's padding: skip the position),
 // add into the f64 accumulator of the input slot; narrow on store.
 func PadBackwardRef(gradOut *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad) (*tensor.Tensor, error) {
 	inShape, err := padBackwardSetup(gradOut, mode, pads)
@@ -402,23 +375,16 @@ func PadBackwardRef(gradOut *tensor.Tensor, mode kernels.Mode, pads []kernels.Pa
 	acc := make([]float64, tensor.NumElems(inShape))
 	rank := len(inShape)
 	inStr := tensor.Strides(inShape)
+	source := kernels.ModeOf(mode).Source
 	coord := make([]int, rank)
 outer:
 	for o := 0; o < gradOut.NumElems(); o++ {
 		unflatten(o, gradOut.Shape, coord)
 		in := 0
 		for k := 0; k < rank; k++ {
-			n := inShape[k]
-			j := coord[k] - pads[k].Before
-			switch mode {
-			case kernels.Constant:
-				if j < 0 || j >= n {
-					continue outer
-				}
-			case kernels.Reflect:
-				j = kernels.ReflectIndex(j, n)
-			case kernels.Replicate:
-				j = kernels.ReplicateIndex(j, n)
+			j := source(coord[k]-pads[k].Before, inShape[k])
+			if j < 0 {
+				continue outer
 			}
 			in += j * inStr[k]
 		}

@@ -126,20 +126,22 @@ func TestPadErrors(t *testing.T) {
 	}
 }
 
-// randPads draws valid pads for the mode: reflect 0..n-1, replicate 0..n+2
-// (none on an empty axis), constant 0..3.
+// randPads draws valid pads for the mode: within its MaxPad (reflect
+// 0..n-1), else 0..2n+2 where it reads the input (none on an empty axis),
+// and 0..3 for constant.
 func randPads(rng *rand.Rand, mode kernels.Mode, shape []int) ([]kernels.Pad, bool) {
+	pm := kernels.ModeOf(mode)
 	p := make([]kernels.Pad, len(shape))
 	for i, n := range shape {
-		switch mode {
-		case kernels.Reflect:
-			if n == 0 {
+		switch {
+		case pm.MaxPad != nil:
+			if pm.MaxPad(n) < 0 {
 				return nil, false
 			}
-			p[i] = kernels.Pad{Before: rng.Intn(n), After: rng.Intn(n)}
-		case kernels.Replicate:
+			p[i] = kernels.Pad{Before: rng.Intn(pm.MaxPad(n) + 1), After: rng.Intn(pm.MaxPad(n) + 1)}
+		case mode != kernels.Constant:
 			if n > 0 {
-				p[i] = kernels.Pad{Before: rng.Intn(n + 3), After: rng.Intn(n + 3)}
+				p[i] = kernels.Pad{Before: rng.Intn(2*n + 3), After: rng.Intn(2*n + 3)}
 			}
 		default:
 			p[i] = kernels.Pad{Before: rng.Intn(4), After: rng.Intn(4)}
@@ -164,7 +166,7 @@ func testPadFastMatchesRef(t *testing.T) {
 	for iter := 0; iter < 3000; iter++ {
 		dt := tensor.All[rng.Intn(len(tensor.All))]
 		shape := randShape(rng, rng.Intn(5), 7)
-		mode := kernels.Mode(rng.Intn(3))
+		mode := kernels.Mode(rng.Intn(len(kernels.PadModes)))
 		p, ok := randPads(rng, mode, shape)
 		if !ok {
 			continue
@@ -285,7 +287,7 @@ func testPadBackwardRandom(t *testing.T) {
 	for iter := 0; iter < 1500; iter++ {
 		dt := floatDTypes[rng.Intn(4)]
 		inShape := randShape(rng, rng.Intn(5), 6)
-		mode := kernels.Mode(rng.Intn(3))
+		mode := kernels.Mode(rng.Intn(len(kernels.PadModes)))
 		p, ok := randPads(rng, mode, inShape)
 		if !ok {
 			continue

@@ -66,21 +66,19 @@ func Links(d *Device) []kernels.Link {
 	all, dim := kernels.FormAll, kernels.FormDim
 	var links []kernels.Link
 	for _, b := range []int{1, 2, 4, 8} {
-		for _, m := range []struct {
-			tag  string
-			form kernels.Form
-		}{{"const", kernels.FormConstant}, {"reflect", kernels.FormReflect}, {"replicate", kernels.FormReplicate}} {
-			k := fmt.Sprintf("pad_%s_b%d", m.tag, b)
-			links = append(links, kernels.Link{EntryPoint: vulkanEP + k, Serves: kernels.Variants("pad", m.form), Impl: pad, Where: "shaders/wgsl/pad.wgsl (" + k + ") via kernels/gpu.(*Device).Pad"})
+		for _, f := range kernels.SeedPadForms {
+			k := fmt.Sprintf("pad_%s_b%d", kernels.ModeOf(f.Mode()).Tag, b)
+			links = append(links, kernels.Link{EntryPoint: vulkanEP + k, Serves: kernels.Variants("pad", f), Impl: pad, Where: "shaders/wgsl/pad.wgsl (" + k + ") via kernels/gpu.(*Device).Pad"})
 		}
 		k := fmt.Sprintf("pad_backward_const_b%d", b)
 		links = append(links, kernels.Link{EntryPoint: vulkanEP + k, Serves: kernels.Variants("pad_backward", kernels.FormConstant), Impl: padBackward, Where: "shaders/wgsl/pad.wgsl (" + k + ", gather) via kernels/gpu.(*Device).PadBackward"})
 		k = fmt.Sprintf("masked_fill_b%d", b)
 		links = append(links, kernels.Link{EntryPoint: vulkanEP + k, Serves: kernels.Variants("masked_fill"), Impl: maskedFill, Where: "shaders/wgsl/masked_fill.wgsl (" + k + ") via kernels/gpu.(*Device).MaskedFill"})
 	}
-	for _, mode := range []kernels.Mode{kernels.Reflect, kernels.Replicate} {
+	for _, f := range kernels.SeedPadForms[1:] { // the accumulating modes
+		mode := f.Mode()
 		for _, dt := range []string{"f32", "f16", "bf16", "f64"} {
-			k := "pad_backward_" + mode.String() + "_" + dt
+			k := "pad_backward_" + kernels.ModeOf(mode).Tag + "_" + dt
 			where := "shaders/wgsl/pad_backward.wgsl (" + k + ", CAS accumulate) via kernels/gpu.(*Device).PadBackward"
 			if dt == "f64" {
 				where = "kernels/gpu.(*Device).PadBackward: answers \"not available on this adapter (needs 64-bit atomics); runs on CPU\""
@@ -130,15 +128,25 @@ func Links(d *Device) []kernels.Link {
 			return d.ScatterAdd(c.Inputs["base"], c.Inputs["indices"], c.Inputs["src"], c.Dim)
 		}, "index.wgsl check+scatter_add (ScatterAdd)"},
 	}
+	// This project's own pad modes (kernels.PadModes): one forward section
+	// each, the branch of pad.wgsl their MODE selects.
+	for _, m := range kernels.OwnPadModes {
+		own = append(own, struct {
+			kernel string
+			serves []kernels.Variant
+			impl   kernels.Impl
+			where  string
+		}{"pad_" + m.String(), kernels.Variants("pad", kernels.ModeForm(m)), pad, "pad.wgsl, pad4.wgsl (Pad, " + m.String() + " rule)"})
+	}
 	for _, o := range own {
 		links = append(links, kernels.Link{EntryPoint: wgslEP + o.kernel, Serves: o.serves, Impl: o.impl, Where: "shaders/wgsl/" + o.where + " in kernels/gpu"})
 	}
 	// The deterministic pad backward serves `fkc run pad_backward --backend
-	// vulkan` in reflect and replicate mode (its contract says why: exact,
+	// vulkan` in every mode but constant (its contract says why: exact,
 	// the same bits every run, no retry cap under contention — issue 9 row
 	// 15); the constant backward stays the seed's byte-copy gather.
 	links = append(links, kernels.Link{EntryPoint: wgslEP + "pad_backward",
-		Serves: kernels.Variants("pad_backward", kernels.FormReflect, kernels.FormReplicate),
+		Serves: kernels.Variants("pad_backward", kernels.PadForms[1:]...),
 		Runs:   kernels.Variants("pad_backward", kernels.PadForms...),
 		Impl: func(c *kernels.Call) (*tensor.Tensor, error) {
 			return d.PadBackwardGather(c.Inputs["grad_out"], c.Mode, c.Padding)

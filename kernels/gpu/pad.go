@@ -10,31 +10,29 @@ import (
 
 // The fuel-vulkan-kernels family (contracts/seeds/fuel-vulkan-kernels.fkc.md):
 // pad_{const,reflect,replicate}_b{1,2,4,8}, pad_backward_const_b{1,2,4,8},
-// pad_backward_{reflect,replicate}_{f32,f16,bf16}, masked_fill_b{1,2,4,8}.
+// pad_backward_{reflect,replicate}_{f32,f16,bf16}, masked_fill_b{1,2,4,8};
+// and this project's own pad modes' pad_MODE (fkc-wgsl-kernels).
 
 const maxRank = 8 // shape_buf is sized for rank <= 8
 
-func modeTag(m kernels.Mode) string {
-	switch m {
-	case kernels.Reflect:
-		return "reflect"
-	case kernels.Replicate:
-		return "replicate"
-	}
-	return "const"
-}
-
-// PadKernel names the seed kernel that serves a forward pad.
+// PadKernel names the contract kernel that serves a forward pad: the
+// seed's pad_{tag}_b{width}, or this project's pad_{mode} for its own
+// modes (kernels.PadModes).
 func PadKernel(dt tensor.DType, mode kernels.Mode) string {
-	return fmt.Sprintf("pad_%s_b%d", modeTag(mode), dt.Size())
+	pm := kernels.ModeOf(mode)
+	if pm.Own {
+		return "pad_" + pm.Name
+	}
+	return fmt.Sprintf("pad_%s_b%d", pm.Tag, dt.Size())
 }
 
-// PadBackwardKernel names the seed kernel that serves a pad backward.
+// PadBackwardKernel names the seed kernel of a pad backward: the constant
+// byte gather, or the compare-and-swap accumulation.
 func PadBackwardKernel(dt tensor.DType, mode kernels.Mode) string {
 	if mode == kernels.Constant {
 		return fmt.Sprintf("pad_backward_const_b%d", dt.Size())
 	}
-	return fmt.Sprintf("pad_backward_%s_%s", modeTag(mode), dtName(dt))
+	return fmt.Sprintf("pad_backward_%s_%s", kernels.ModeOf(mode).Tag, dtName(dt))
 }
 
 func dtName(dt tensor.DType) string {
@@ -128,9 +126,10 @@ func elemWords(n, eb int) uint64 {
 	return uint64(n)
 }
 
-// Pad runs pad_{const,reflect,replicate}_b{1,2,4,8}: one thread per output
-// element (per output word for 1- and 2-byte elements). fill is the constant
-// mode's element bit pattern (nil = zeros); it is ignored by reflect/replicate.
+// Pad runs the seeds' pad_{const,reflect,replicate}_b{1,2,4,8} and this
+// project's pad_MODE for its own modes (kernels.PadModes): one thread per
+// output element (per output word for 1- and 2-byte elements). fill is the
+// constant mode's element bit pattern (nil = zeros); other modes ignore it.
 func (d *Device) Pad(x *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad, fill []byte) (*tensor.Tensor, error) {
 	const op = "pad"
 	outShape, err := kernels.PadShape(x, mode, pads, fill)
@@ -171,7 +170,9 @@ func (d *Device) Pad(x *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad, fi
 		return nil, err
 	}
 	tabVal := uint32(0)
-	name := PadKernel(x.DType, mode)
+	// The pipeline is per element width (the own modes' contract kernel
+	// pad_MODE serves every width).
+	name := fmt.Sprintf("pad_%s_b%d", kernels.ModeOf(mode).Tag, eb)
 	if tab {
 		tabVal = 1
 		name += "_tab" // a pipeline variant, same contract kernel
@@ -352,25 +353,10 @@ func (d *Device) MaskedFill(x, mask *tensor.Tensor, fill []byte) (*tensor.Tensor
 }
 
 // padMap maps an output coordinate c of one axis to its input coordinate
-// (-1: a constant-fill slot), as pad.wgsl's source_index does.
+// (-1: a constant-fill slot) by the mode's rule, as pad.wgsl's
+// source_index does.
 func padMap(c, before, n int, mode kernels.Mode) int {
-	j := c - before
-	switch mode {
-	case kernels.Reflect:
-		if j < 0 {
-			j = -j
-		}
-		if j >= n {
-			j = 2*(n-1) - j
-		}
-	case kernels.Replicate:
-		j = min(max(j, 0), n-1)
-	default:
-		if j < 0 || j >= n {
-			return -1
-		}
-	}
-	return j
+	return mode.SourceIndex(c-before, n)
 }
 
 // padTables builds the forward pad's tables (pad.wgsl, TAB = 1): the source

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fkc-playground/fkc/internal/padref"
 	"github.com/fkc-playground/fkc/kernels"
 	"github.com/fkc-playground/fkc/kernels/cpu"
 	"github.com/fkc-playground/fkc/tensor"
@@ -31,15 +32,8 @@ func refPad(x *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad, fill []byte
 			c := rem % outShape[a]
 			rem /= outShape[a]
 			j, n := c-pads[a].Before, x.Shape[a]
-			switch mode {
-			case kernels.Constant:
-				if j < 0 || j >= n {
-					inside = false
-				}
-			case kernels.Reflect:
-				j = kernels.ReflectIndex(j, n)
-			case kernels.Replicate:
-				j = kernels.ReplicateIndex(j, n)
+			if j = padref.Source(mode, j, n); j < 0 {
+				inside = false
 			}
 			src += j * ist[a]
 		}
@@ -110,18 +104,22 @@ func padCases() []padCase {
 		{[]int{1, 2, 2, 2, 2, 2, 3}, pp(0, 0, 1, 1, 0, 1, 1, 0, 0, 0, 1, 1, 2, 2)},
 		{[]int{2, 2, 2, 2, 1, 2, 2, 3}, pp(1, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 1, 1, 0, 1, 2)},
 		{[]int{3, 97, 131}, pp(1, 2, 5, 7, 3, 11)}, // ~45k outputs: many workgroups
+		// wider than n (the modes of any width): 2n+1, unequal, several periods
+		{[]int{3}, pp(7, 1)},
+		{[]int{2, 3}, pp(5, 0, 1, 7)},
+		{[]int{1, 4}, pp(3, 0, 9, 4)}, // a length-1 axis padded
+		{[]int{2, 3, 2}, pp(0, 5, 7, 3, 2, 9)},
 	}
 	return cs
 }
 
 // reflectOK reports whether the case satisfies reflect's pad <= n-1.
-func reflectOK(c padCase) bool {
-	for i, p := range c.pads {
-		if p.Before > c.shape[i]-1 || p.After > c.shape[i]-1 {
-			return false
-		}
-	}
-	return true
+func reflectOK(c padCase) bool { return takes(kernels.Reflect, c) }
+
+// takes reports whether the mode takes the case (its width rule).
+func takes(m kernels.Mode, c padCase) bool {
+	_, err := kernels.PadOutShape("pad", m, c.shape, c.pads)
+	return err == nil
 }
 
 var widthTypes = []tensor.DType{tensor.U8, tensor.F16, tensor.F32, tensor.F64}
@@ -130,9 +128,9 @@ func TestPadForward(t *testing.T) {
 	d := device(t)
 	r := rand.New(rand.NewSource(1))
 	for _, dt := range widthTypes {
-		for _, mode := range []kernels.Mode{kernels.Constant, kernels.Reflect, kernels.Replicate} {
+		for _, mode := range allModes {
 			for _, c := range padCases() {
-				if mode == kernels.Reflect && !reflectOK(c) {
+				if !takes(mode, c) {
 					continue
 				}
 				name := fmt.Sprintf("%s/%v/%v/%v", PadKernel(dt, mode), dt, c.shape, c.pads)
@@ -152,6 +150,49 @@ func TestPadForward(t *testing.T) {
 				sameBits(t, name, got, want)
 				sameBits(t, name+" (input unchanged)", x, before)
 			}
+		}
+	}
+}
+
+// The own modes' GPU forward (fkc-wgsl-kernels pad_MODE) on every dtype its
+// contract lists, bitwise against the CPU reference walk: the table path
+// (innermost output >= 4) and the per-axis path, widths 0, n-1, n, 2n+1 and
+// unequal, rank 8, a length-1 axis.
+func TestOwnPadModesEveryDType(t *testing.T) {
+	d := device(t)
+	r := rand.New(rand.NewSource(11))
+	dts := []tensor.DType{tensor.U8, tensor.I8, tensor.F16, tensor.BF16, tensor.I16, tensor.F32, tensor.I32, tensor.U32, tensor.F64, tensor.I64}
+	cases := []padCase{
+		{[]int{5}, pp(0, 0)}, {[]int{5}, pp(4, 4)}, {[]int{5}, pp(5, 5)}, {[]int{5}, pp(11, 11)}, {[]int{5}, pp(1, 13)},
+		// innermost output < 4: the per-axis path (pad.wgsl axis_source)
+		{[]int{1}, pp(2, 0)}, {[]int{2}, pp(0, 1)}, {[]int{3, 2}, pp(4, 3, 1, 0)}, {[]int{2, 1}, pp(5, 0, 2, 0)},
+		{[]int{2, 3, 1}, pp(3, 4, 7, 2, 1, 1)},
+		{[]int{2, 3}, pp(5, 0, 1, 7)}, {[]int{1, 1}, pp(2, 1, 0, 1)},
+		{[]int{2, 1, 2, 2, 1, 2, 1, 3}, pp(1, 2, 3, 0, 0, 4, 2, 1, 1, 1, 0, 2, 3, 1, 2, 7)},
+	}
+	for _, m := range kernels.OwnPadModes {
+		for _, dt := range dts {
+			for _, c := range cases {
+				name := fmt.Sprintf("%s/%v/%v/%v", PadKernel(dt, m), dt, c.shape, c.pads)
+				x := randTensor(r, dt, c.shape)
+				want, err := cpu.PadRef(x, m, c.pads, nil)
+				if err != nil {
+					t.Fatalf("%s: cpu: %v", name, err)
+				}
+				ref, _ := refPad(x, m, c.pads, nil)
+				sameBits(t, name+" (cpu vs formula)", want, ref)
+				got, err := d.Pad(x, m, c.pads, nil)
+				if err != nil {
+					t.Errorf("%s: %v", name, err)
+					continue
+				}
+				sameBits(t, name, got, want)
+			}
+		}
+		// a padded empty axis: the CPU's error, before anything runs
+		_, err := d.Pad(tensor.New(tensor.F32, []int{2, 0}), m, pp(0, 0, 1, 0), nil)
+		if err == nil || !strings.Contains(err.Error(), "on empty axis 1") {
+			t.Errorf("%s on an empty axis: %v", m, err)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fkc-playground/fkc/internal/padref"
 	"github.com/fkc-playground/fkc/kernels"
 	"github.com/fkc-playground/fkc/tensor"
 )
@@ -43,13 +44,7 @@ func refPadBackwardAcc(g *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad) 
 		for a := len(g.Shape) - 1; a >= 0; a-- {
 			c := rem % g.Shape[a]
 			rem /= g.Shape[a]
-			j := c - pads[a].Before
-			if mode == kernels.Reflect {
-				j = kernels.ReflectIndex(j, inShape[a])
-			} else {
-				j = kernels.ReplicateIndex(j, inShape[a])
-			}
-			slot += j * ist[a]
+			slot += padref.Source(mode, c-pads[a].Before, inShape[a]) * ist[a]
 		}
 		v := g.At(o)
 		sum[slot] += v

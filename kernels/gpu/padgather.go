@@ -238,23 +238,17 @@ func soleOf(off, list []uint32, scale uint32) []uint32 {
 }
 
 // padMostSources bounds the most contributions any slot gathers, from the
-// shapes alone (no table, no allocation): per axis at most 1 source for
-// constant, 3 for reflect (the interior and one mirror on each side), and
-// for replicate exactly 1 + max(before, after) (both on a length-1 axis);
-// the product over axes.
+// shapes alone (no table, no allocation): the product over axes of the
+// mode's per-axis bound (kernels.PadMode.MostSources).
 func padMostSources(in []int, pads []kernels.Pad, mode kernels.Mode) uint64 {
+	most := kernels.ModeOf(mode).MostSources
 	m := uint64(1)
 	for a, n := range in {
-		b, f := uint64(pads[a].Before), uint64(pads[a].After)
-		switch {
-		case mode == kernels.Reflect:
-			m *= 3
-		case mode == kernels.Replicate && n == 1:
-			m *= 1 + b + f
-		case mode == kernels.Replicate:
-			m *= 1 + max(b, f)
+		s := most(uint64(n), uint64(pads[a].Before), uint64(pads[a].After))
+		if s > 0 && m > (1<<62)/s {
+			return 1 << 62
 		}
-		m = min(m, 1<<62)
+		m *= s
 	}
 	return m
 }

@@ -1,8 +1,10 @@
 // pad.wgsl — the fuel-vulkan-kernels byte movers: pad_{const,reflect,replicate}_b{1,2,4,8}
-// (DIR = 0) and pad_backward_const_b{1,2,4,8} (DIR = 1, MODE = 0).
+// (DIR = 0) and pad_backward_const_b{1,2,4,8} (DIR = 1, MODE = 0), and this
+// project's own modes' pad_MODE (fkc-wgsl-kernels).
 //
-// Specialisation: EB (element bytes 1|2|4|8), MODE (0 constant, 1 reflect,
-// 2 replicate), DIR (0 forward pad, 1 constant-pad backward = gather).
+// Specialisation: EB (element bytes 1|2|4|8), MODE (the kernels.Mode number:
+// 0 constant, 1 reflect, 2 replicate, 3 circular, 4 symmetric), DIR (0
+// forward pad, 1 constant-pad backward = gather).
 //
 // One thread per output element; for 1- and 2-byte elements one thread per
 // output u32 word (it assembles its 4 or 2 lanes), so no word has two writers.
@@ -10,8 +12,10 @@
 //
 // Forward (per axis, j = out_coord - left_pad, n = in_dim):
 //   constant: 0 <= j < n ? in[j] : fill;  reflect: j<0 -> -j, j>=n -> 2(n-1)-j;
-//   replicate: clamp(j, 0, n-1). The reflect precondition (pads <= n-1) is
-//   checked by the host before dispatch (kernels.PadOutShape).
+//   replicate: clamp(j, 0, n-1); circular: j mod n; symmetric: m = j mod 2n,
+//   m < n ? m : 2n-1-m. The reflect precondition
+//   (pads <= n-1) and the empty-axis rules are checked by the host before
+//   dispatch (kernels.PadOutShape).
 // Backward constant: grad_in[c] = grad_out[c + left_pad] (one read per input slot).
 //
 // TAB = 1 (forward, rank >= 1, innermost output axis >= 4): shape_buf holds
@@ -26,6 +30,48 @@
 @group(0) @binding(1) var<storage, read> shape_buf: array<u32>;  // [in_shape, out_shape, left_pad] (rank each)
 @group(0) @binding(2) var<storage, read> src: array<u32>;
 @group(0) @binding(3) var<storage, read_write> dst: array<u32>;
+
+// The input coordinate that output coordinate c of an axis (n_in inputs,
+// lp padded before) reads by MODE's rule (kernels.PadModes' Source), or
+// NONE for a constant-fill slot.
+fn axis_source(c: u32, lp: u32, n_in: u32) -> u32 {
+    if (MODE >= 3u) {
+        // The periodic modes, in u32 (no i32 wrap at any size): j = c - lp
+        // = k·n_in + r with 0 <= r < n_in; circular reads r, symmetric r
+        // in the even copies k and n_in - 1 - r in the odd (mirrored) ones.
+        var r = 0u;
+        var odd = false;
+        if (c >= lp) {
+            let d = c - lp;
+            let q = d / n_in;
+            r = d - q * n_in;
+            odd = (q & 1u) == 1u;
+        } else {
+            // j = -(d + 1), d = q·n_in + r': k = -(q + 1), r = n_in - 1 - r'
+            let d = lp - c - 1u;
+            let q = d / n_in;
+            r = n_in - 1u - (d - q * n_in);
+            odd = (q & 1u) == 0u;
+        }
+        if (MODE == 4u && odd) {
+            r = n_in - 1u - r;
+        }
+        return r;
+    }
+    var j = i32(c) - i32(lp);
+    let n = i32(n_in);
+    if (MODE == 0u) {
+        if (j < 0 || j >= n) {
+            return NONE;
+        }
+    } else if (MODE == 1u) {
+        if (j < 0) { j = -j; }
+        if (j >= n) { j = 2 * (n - 1) - j; }
+    } else {
+        j = clamp(j, 0, n - 1);
+    }
+    return u32(j);
+}
 
 // Flat source element index of destination element e, or NONE for a
 // constant-fill slot.
@@ -42,19 +88,11 @@ fn source_index(e: u32) -> u32 {
         if (DIR == 0u) {
             let c = rem % n_out;
             rem = rem / n_out;
-            var j = i32(c) - i32(lp);
-            let n = i32(n_in);
-            if (MODE == 0u) {
-                if (j < 0 || j >= n) {
-                    return NONE;
-                }
-            } else if (MODE == 1u) {
-                if (j < 0) { j = -j; }
-                if (j >= n) { j = 2 * (n - 1) - j; }
-            } else {
-                j = clamp(j, 0, n - 1);
+            let i = axis_source(c, lp, n_in);
+            if (i == NONE) {
+                return NONE;
             }
-            s = s + u32(j) * stride;
+            s = s + i * stride;
             stride = stride * n_in;
         } else {
             let c = rem % n_in;

@@ -7,6 +7,8 @@
 //     constant:  j outside [0, n) -> the fill value
 //     reflect:   j < 0 -> -j;  j >= n -> 2(n-1) - j   (the edge is not repeated)
 //     replicate: j clamped into [0, n-1]
+//     circular:  j mod n
+//     symmetric: m = j mod 2n; m < n ? m : 2n-1-m   (the edge repeats)
 //
 // One invocation per output word: PER = 4 / EB elements of 1 or 2 bytes
 // share a word, which has one writer; 4- and 8-byte elements take one
@@ -29,6 +31,20 @@ fn x_bits(e: u32) -> vec2<u32> {
     return vec2<u32>((x[e / per] >> shift) & ((1u << (EB * 8u)) - 1u), 0u);
 }
 
+// Circular's and symmetric's source on an axis of n >= 1 elements, any j:
+//   circular:  j mod n
+//   symmetric: m = j mod 2n; m < n ? m : 2n - 1 - m   (the edge repeats)
+fn wrap_src(j: i32, n: i32) -> i32 {
+    if (P.op == 3u) {
+        return ((j % n) + n) % n;
+    }
+    let m = ((j % (2 * n)) + 2 * n) % (2 * n);
+    if (m < n) {
+        return m;
+    }
+    return 2 * n - 1 - m;
+}
+
 // The bits of output element o.
 fn elem(o: u32) -> vec2<u32> {
     var rest = o;
@@ -47,8 +63,10 @@ fn elem(o: u32) -> vec2<u32> {
                 } else {
                     j = 2 * (n - 1) - j;
                 }
-            } else {                           // replicate
+            } else if (P.op == 2u) {           // replicate
                 j = clamp(j, 0, n - 1);
+            } else {                           // circular (3), symmetric (4)
+                j = wrap_src(j, n);
             }
         }
         src = src + u32(j) * P.a_strides[a];

@@ -9,6 +9,8 @@
 //   constant:  c + b
 //   reflect:   b - c (when 1 <= c <= b), c + b, b + 2(n-1) - c (when n-1-f <= c <= n-2)
 //   replicate: c + b, widened to 0 .. b at c = 0 and to b+n-1 .. b+n-1+f at c = n-1
+//   circular, symmetric: every p in 0 .. b+n+f-1 whose source wrap_src(p - b) is c
+//     (any width: a cell gathers one per period that covers it)
 // and the cells of grad_out are every combination of them (walked in
 // grad_out's flat order). Float dtypes add from +0 in ACC (f32, or f64 for
 // F64) and round once; the constant mode of an integer dtype moves bits.
@@ -40,11 +42,44 @@ fn g_bits(e: u32) -> vec2<u32> {
     return vec2<u32>((grad_out[e / per] >> shift) & ((1u << (EB * 8u)) - 1u), 0u);
 }
 
+// Circular's and symmetric's source on an axis of n >= 1 elements, any j
+// (as in the forward kernel).
+fn wrap_src(j: i32, n: i32) -> i32 {
+    if (P.op == 3u) {
+        return ((j % n) + n) % n;
+    }
+    let m = ((j % (2 * n)) + 2 * n) % (2 * n);
+    if (m < n) {
+        return m;
+    }
+    return 2 * n - 1 - m;
+}
+
+// The k-th grad_out coordinate (in increasing order) of axis a whose
+// circular or symmetric source is c; k = 0xffffffff counts them instead.
+fn wrap_walk(a: u32, c: u32, k: u32) -> u32 {
+    let n = P.out_shape[a];
+    let b = P.pad_before[a];
+    var seen = 0u;
+    for (var p = 0u; p < b + n + P.pad_after[a]; p = p + 1u) {
+        if (u32(wrap_src(i32(p) - i32(b), i32(n))) == c) {
+            if (seen == k) {
+                return p;
+            }
+            seen = seen + 1u;
+        }
+    }
+    return seen;
+}
+
 // How many grad_out coordinates on axis a fold into input coordinate c.
 fn sources(a: u32, c: u32) -> u32 {
     let n = P.out_shape[a];
     let b = P.pad_before[a];
     let f = P.pad_after[a];
+    if (P.op >= 3u) {                                   // circular, symmetric
+        return wrap_walk(a, c, 0xffffffffu);
+    }
     if (P.op == 1u) {                                   // reflect
         var k = 1u;
         if (c >= 1u && c <= b) {
@@ -73,6 +108,9 @@ fn sources(a: u32, c: u32) -> u32 {
 fn source(a: u32, c: u32, k: u32) -> u32 {
     let n = P.out_shape[a];
     let b = P.pad_before[a];
+    if (P.op >= 3u) {
+        return wrap_walk(a, c, k);
+    }
     if (P.op == 1u) {
         var list = array<u32, 3>(c + b, 0u, 0u);
         var m = 0u;
