@@ -108,7 +108,7 @@ var padBackwardOp = &Op{
 	Example: func(f kernels.Form, dt tensor.DType) (*kernels.Call, []Gen) {
 		// grad_out of ones: grad_in then shows how many outputs fold into each input.
 		c := &kernels.Call{Op: "pad_backward", Params: kernels.Params{Mode: f.Mode(), Padding: pads2x2, Dim: -1}}
-		return c, []Gen{{Shape: "8,9", DType: dt.String(), Kind: "values", Values: "1"}}
+		return c, []Gen{valuesGen("8,9", dt, "1")}
 	},
 	Trace: tracePadBackward,
 	Symbols: func(c *kernels.Call, out []int, s map[string]float64) {
