@@ -13,6 +13,7 @@ import (
 	"github.com/fkc-playground/fkc/ops"
 	"github.com/fkc-playground/fkc/registry"
 	"github.com/fkc-playground/fkc/tensor"
+	"github.com/fkc-playground/fkc/verify"
 )
 
 // Clock times a Try-it run: time.Now in the page; a fixed clock in the
@@ -104,6 +105,11 @@ func (s *Site) Try(row KernelRow, cs ops.Case, backends []string, clock Clock, l
 	}
 	if len(ok) == 2 {
 		d := Compare(ok[0].Out, ok[1].Out)
+		if a, b := ok[0].Out, ok[1].Out; a.DType == b.DType && slices.Equal(a.Shape, b.Shape) {
+			c := *call
+			c.Inputs = r.Inputs
+			d.Verdict, d.Within = s.verdict(&c, ok)
+		}
 		r.Diff = &d
 	}
 	if len(ok) > 0 && ok[0].Out.NumElems() <= maxDraw {
@@ -127,6 +133,49 @@ func (s *Site) Try(row KernelRow, cs ops.Case, backends []string, clock Clock, l
 		}
 	}
 	return r
+}
+
+// verdict holds each output to the contract as fkc verify does
+// (verify.Compare against the CPU oracle: bit for bit, or the any-order
+// bound) and says so in words, with the bound and the serving kernels'
+// determinism.
+func (s *Site) verdict(c *kernels.Call, runs []RunResult) (string, bool) {
+	var bound string
+	var outside, dets []string
+	for _, x := range runs {
+		m := verify.Contract
+		det := ""
+		if ref, ok := s.Eng.FindKernel(x.KernelID); ok {
+			if s.Eng.OwnOrder(ref.Kernel.EntryPoint) {
+				m = verify.OwnOrder
+			}
+			det = ref.Kernel.Determinism
+		}
+		if det != "" {
+			dets = append(dets, fmt.Sprintf("%s's %s: %s", x.Backend, x.Kernel, det))
+		}
+		b, _ := verify.Bound(c, x.Out.DType, m)
+		if bound == "" {
+			bound = b
+		} else if b != bound {
+			bound += "; " + x.Backend + ": " + b
+		}
+		msg, err := verify.Compare(c, x.Out, m)
+		if err != nil {
+			msg = err.Error()
+		}
+		if msg != "" {
+			outside = append(outside, x.Backend+": "+msg)
+		}
+	}
+	det := ""
+	if len(dets) > 0 {
+		det = " Determinism, as the contracts state it: " + strings.Join(dets, "; ") + "."
+	}
+	if len(outside) > 0 {
+		return "Outside the contract: each output must be " + bound + ". " + strings.Join(outside, "; ") + "." + det, false
+	}
+	return "Within the contract: both outputs are " + bound + "." + det, true
 }
 
 // failed is a run that could not start, with its error classified.

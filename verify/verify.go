@@ -109,6 +109,44 @@ func Compare(c *kernels.Call, got *tensor.Tensor, m Match) (string, error) {
 	return strings.Join(bad, "; "), nil
 }
 
+// Bound says, in words, what Compare holds a result of the call (output
+// dtype dt) to under match m: bit for bit, or the any-order bound with its
+// unit roundoffs. bitwise reports which.
+func Bound(c *kernels.Call, dt tensor.DType, m Match) (desc string, bitwise bool) {
+	o, err := ops.Of(c)
+	if err != nil {
+		return err.Error(), false
+	}
+	tol := o.Tolerance(o.Variant(&c.Params).Form)
+	if m == Bitwise || (m == Contract && (tol == ops.Bitwise || o.Primary(c).DType == tensor.F64)) {
+		why := "moves data or picks an exact extremum"
+		switch {
+		case tol == ops.Bitwise:
+		case m == Bitwise:
+			why = "is the oracle's own code on the CPU"
+		default:
+			why = "adds F64 in the oracle's order"
+		}
+		return fmt.Sprintf("equal to the CPU oracle's bit for bit (%s %s)", o.Name, why), true
+	}
+	uOut := unitRoundoff[dt]
+	uAcc, acc := math.Max(uOut, unitRoundoff[tensor.F32]), "at least f32"
+	switch {
+	case m == OwnOrder:
+		uAcc, acc = uOut, dt.String()+", in the kernel's own contracted order"
+	case tol == ops.AnyOrderF32:
+		uAcc, acc = unitRoundoff[tensor.F32], "f32"
+	}
+	return fmt.Sprintf("within |got − ref| ≤ m·%s·Σ|terms| + 2·%s·|ref| of the f64 reference, m the terms folded into an element (%s may add in any order, accumulating in %s)",
+		pow2(uAcc), pow2(uOut), o.Name, acc), false
+}
+
+// pow2 writes a unit roundoff as 2^-p.
+func pow2(u float64) string {
+	_, e := math.Frexp(u)
+	return fmt.Sprintf("2^%d", e-1)
+}
+
 // wideOracle runs the oracle on the float inputs widened to f64 and mapped
 // through f (identity, |·|, or constant 1 to count terms).
 func wideOracle(o *ops.Op, c *kernels.Call, f func(float64) float64) (*tensor.Tensor, error) {
