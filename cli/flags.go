@@ -33,7 +33,7 @@ var commands = []command{
 	{"verify", "verify [--backend cpu|vulkan] [--seed N] [--cases N]",
 		"every binding against the CPU oracle on random cases"},
 	{"bench", "bench [--backend cpu|vulkan] [--json] [--op PREFIX] [--reps N]",
-		"GB/s per kernel from the contract's bytes_moved"},
+		"GB/s per kernel from its tensors' bytes (inputs read + output written), the contract's bytes_moved beside"},
 	{"judge", "judge [--backend cpu|vulkan] [--kernel PROVIDER/NAME]... [--dtype D] [--budget 60s] [--clock auto|wall] [--json] [-o report.json]",
 		"the measured cost (overhead, bandwidth, % of the copy ceiling) of every linked kernel on this device"},
 }

@@ -178,10 +178,15 @@ func TestBothAndDiff(t *testing.T) {
 			t.Errorf("timing %q", s)
 		}
 	}
+	// GB/s from the tensors' bytes, the same on both backends (4·(20+72)
+	// bytes); each contract's own bytes_moved beside it, labelled.
 	for _, s := range eval[[]string](t, ctx, `[...document.querySelectorAll(".served .stat.rate")].map(e => e.innerText)`) {
-		if !regexp.MustCompile(`^[0-9]+ B moved → [0-9.]+ (GB|MB|kB|B)/s$`).MatchString(s) {
-			t.Errorf("rate %q", s)
+		if !regexp.MustCompile(`^368 B read \+ written → [0-9.]+ (GB|MB|kB|B)/s$`).MatchString(s) {
+			t.Errorf("rate %q, want the tensors' 368 B read + written", s)
 		}
+	}
+	if c := eval[[]string](t, ctx, `[...document.querySelectorAll(".served .stat.contract-bytes")].map(e => e.innerText)`); len(c) != 2 || !strings.HasPrefix(c[0], "contract's bytes_moved: ") {
+		t.Errorf("the contracts' own bytes_moved beside the rate: %q", c)
 	}
 	screenshot(t, ctx, "both-diff-pad")
 

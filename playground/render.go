@@ -128,7 +128,7 @@ func fmtRate(r RunResult) string {
 	if !(us > 0) || us*float64(max(r.Reps, 1)) < r.ResolutionUs {
 		return "too fast to time"
 	}
-	bps := r.BytesMoved / (r.Ms / 1000)
+	bps := r.TensorBytes / (r.Ms / 1000)
 	for _, u := range []struct {
 		name string
 		f    float64

@@ -49,7 +49,10 @@ type RunResult struct {
 	Kernel, KernelID       string
 	Href                   string // the serving kernel's page
 	Provider, Contract     string
-	BytesMoved, GBps       float64
+	// TensorBytes (inputs read + output written, engine.TensorBytes) over
+	// the time is GBps, the same figure for the same call on every backend;
+	// BytesMoved is the serving contract's own count, shown beside.
+	TensorBytes, BytesMoved, GBps float64
 	Costs                  []CostValue // the serving kernel's
 	PageCosts              []CostValue // the page kernel's, when another kernel served the run
 	Out                    *tensor.Tensor
@@ -268,12 +271,13 @@ func (s *Site) runOne(pageID, backendName string, call *kernels.Call, clock Cloc
 	r.Out = res.Out
 	syms := engine.CostSymbols(res)
 	r.Costs = EvalCosts(res.Binding.Kernel.Cost, syms)
+	r.TensorBytes = engine.TensorBytes(res)
+	if elapsed > 0 {
+		r.GBps = r.TensorBytes / elapsed.Seconds() / 1e9
+	}
 	for _, c := range r.Costs {
 		if c.Name == "bytes_moved" && c.Error == "" {
 			r.BytesMoved = c.Value
-			if elapsed > 0 {
-				r.GBps = c.Value / elapsed.Seconds() / 1e9
-			}
 		}
 	}
 	if onPage && ref.Kernel != res.Binding.Kernel {

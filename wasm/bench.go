@@ -88,7 +88,7 @@ func scriptBench(reqJSON string) (any, error) {
 	return jsonString(map[string]any{
 		"kernel": r.Kernel, "provider": r.Provider, "backend": r.Backend,
 		"median_ms": float64(r.MedianNs) / 1e6, "times_ms": times,
-		"bytes_moved": r.BytesMoved, "gb_per_s": r.GBps, "reps": r.Reps, "settle_runs": r.Settle,
+		"tensor_bytes": r.TensorBytes, "bytes_moved": r.BytesMoved, "gb_per_s": r.GBps, "reps": r.Reps, "settle_runs": r.Settle,
 	})
 }
 
