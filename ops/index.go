@@ -288,7 +288,7 @@ func traceAdd(c *kernels.Call, slices bool) (*Trace, error) {
 	if d < 0 || d >= base.Rank() || src.Rank() != base.Rank() {
 		return nil, kernels.Violatef(op, "dim %d does not fit base of rank %d and src of rank %d", d, base.Rank(), src.Rank())
 	}
-	t := newTrace(op, "shape rule: "+op+" in src flat order", base.Shape, c.Inputs)
+	t := newTrace(op, "the op's shape rule, "+op+" in src flat order", base.Shape, c.Inputs)
 	t.Explain = "scatter_add: a copy of base, then each src element is added where its index sends it along --dim."
 	if slices {
 		t.Explain = "index_add: a copy of base, then src slices are added at the rows the indices name, in src order."

@@ -234,7 +234,7 @@ func tracePadBackward(run Runner, c *kernels.Call) (*Trace, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := newTrace("pad_backward", "forward "+method+", inverted", inShape, c.Inputs)
+	t := newTrace("pad_backward", "the forward pad's sources, inverted (to find them, "+method+")", inShape, c.Inputs)
 	t.Mode = c.Mode.String()
 	t.Interior = interior(c.Padding, inShape)
 	t.InteriorOn, t.FoldHeat = "in", true

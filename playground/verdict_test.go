@@ -73,3 +73,23 @@ func rowNamed(s *Site, id string) (KernelRow, bool) {
 	}
 	return KernelRow{}, false
 }
+
+// The picture says how it knows each cell's source, in words a reader can
+// follow: "Provenance: ran pad on a U32 tensor of flat indices" appeared
+// under every run of an F32 input and said nothing of why.
+func TestProvenanceSaysWhatItMeans(t *testing.T) {
+	s := site(t)
+	pad, ok := rowNamed(s, "fuel-cpu-backend/pad")
+	if !ok {
+		t.Fatal("no fuel-cpu-backend/pad")
+	}
+	cs, _ := DefaultCase(pad, tensor.F32)
+	html, err := Render("visual", s.Try(pad, cs, []string{"cpu"}, fixedClock{}, noLock).Visual(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "How the page knows where each cell came from: pad ran a second time, on a U32 tensor holding each x cell&#39;s own flat index (0, 1, 2, …), so each output cell names the x cell it copied."
+	if !strings.Contains(html, want) || strings.Contains(html, "Provenance:") {
+		t.Errorf("the picture's note:\n%s\nwant %q", html[:min(len(html), 600)], want)
+	}
+}
