@@ -65,3 +65,30 @@ func TestStaleResult(t *testing.T) {
 		t.Errorf("after running replicate the explanation says %q", ex)
 	}
 }
+
+// The catalog's search answers to the words other libraries use for the
+// pad modes and offers Learn padding; every pad kernel page links to it.
+// "reflect padding" found 0 of 75.
+func TestFindLearnPadding(t *testing.T) {
+	ctx := tab(t, nil)
+	open(t, ctx, "")
+	for _, q := range []string{"reflect padding", "mirror", "edge", "numpy", "torch", "wrap"} {
+		eval[bool](t, ctx, fmt.Sprintf(`(() => { const i = document.querySelector('form.filters input[name="q"]'); i.value = %q; i.dispatchEvent(new Event("input", {bubbles: true})); return true; })()`, q))
+		waitFor(t, ctx, fmt.Sprintf(`new URLSearchParams(location.hash.split("?")[1] || "").get("q") === %q`, q))
+		n := eval[int](t, ctx, `document.querySelectorAll("#catalog tr.krow").length`)
+		learn := eval[bool](t, ctx, `!!document.querySelector('#catalog #suggest-learn a[href="#/learn/padding"]')`)
+		if (n == 0 && q != "wrap") || !learn {
+			t.Errorf("search %q: %d kernels, Learn padding offered: %v", q, n, learn)
+		}
+		if q == "reflect padding" {
+			screenshot(t, ctx, "search-reflect-padding")
+		}
+	}
+	for _, id := range []string{"fuel-vulkan-kernels/pad_reflect_b4", "fuel-cpu-backend/pad", "fuel-cpu-backend/pad_backward_f32"} {
+		open(t, ctx, "#/k/"+escape(id))
+		waitFor(t, ctx, `document.querySelector("#main h1")`)
+		if !eval[bool](t, ctx, `!!document.querySelector('.khead a[href="#/learn/padding"]')`) {
+			t.Errorf("%s: no link to Learn padding", id)
+		}
+	}
+}
