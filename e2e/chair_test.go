@@ -92,3 +92,31 @@ func TestFindLearnPadding(t *testing.T) {
 		}
 	}
 }
+
+// Keys: Enter in a Try-it field runs it, "/" focuses the catalog's search
+// from any page, "?" lists the keys.
+func TestKeys(t *testing.T) {
+	ctx := tab(t, nil)
+	open(t, ctx, "#/k/"+escape("fuel-cpu-backend/pad"))
+	waitFor(t, ctx, `document.querySelector("#visual .gridbox.out .cell")`)
+	setField(t, ctx, "padding", "1:1,3:3")
+	eval[bool](t, ctx, `document.querySelector('form.tryform [name="padding"]').dispatchEvent(new KeyboardEvent("keydown", {key: "Enter", bubbles: true, cancelable: true}))`)
+	waitFor(t, ctx, `document.querySelector("#visual .gridbox.out .ghead") && document.querySelector("#visual .gridbox.out .ghead").innerText.includes("[6, 11]")`)
+	key := func(k string) {
+		eval[bool](t, ctx, fmt.Sprintf(`(document.activeElement && document.activeElement.blur && document.activeElement.blur(), document.body.dispatchEvent(new KeyboardEvent("keydown", {key: %q, bubbles: true, cancelable: true})), true)`, k))
+	}
+	key("?")
+	if !eval[bool](t, ctx, `document.getElementById("keys").open`) {
+		t.Fatal(`"?" did not open the list of keys`)
+	}
+	keys := eval[string](t, ctx, `document.getElementById("keys").innerText`)
+	for _, k := range []string{"/", "Enter", "?"} {
+		if !strings.Contains(keys, k) {
+			t.Errorf("the list of keys does not name %q: %q", k, keys)
+		}
+	}
+	screenshot(t, ctx, "keys")
+	eval[bool](t, ctx, `(document.getElementById("keys").close(), true)`)
+	key("/")
+	waitFor(t, ctx, `document.activeElement && document.activeElement.name === "q" && document.activeElement.closest("form.filters") !== null`)
+}

@@ -180,7 +180,7 @@
     }, true);
   }
   document.addEventListener("toggle", (e) => { if (e.target.dataset && e.target.dataset.action) forward("toggle", e.target); }, true);
-  document.addEventListener("submit", (e) => e.preventDefault());
+  document.addEventListener("submit", (e) => { if (e.target.getAttribute("method") !== "dialog") e.preventDefault(); });
   // A file dropped on a [data-drop] element goes to the file input it names
   // (Go reads it from there, as if chosen).
   const dropInput = (e) => { const el = e.target.closest && e.target.closest("[data-drop]"); return el && document.getElementById(el.dataset.drop); };
@@ -228,6 +228,35 @@
     const cols = (grid.style.gridTemplateColumns.match(/repeat\((\d+)/) || [0, cells.length])[1] | 0;
     const to = cells[step === "up" ? at - cols : step === "down" ? at + cols : at + step];
     if (to) { e.preventDefault(); c.tabIndex = -1; to.tabIndex = 0; to.focus(); }
+  });
+
+  // ---------- keys ----------
+  // "/" focuses the catalog's search (from any page), Enter in a Try-it
+  // field runs it again on the backends of the last run, "?" opens the list
+  // of keys (#keys, in index.html).
+  const typing = (el) => el && (el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName));
+  document.addEventListener("keydown", (e) => {
+    if (e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented) return;
+    const form = e.target.closest && e.target.closest("form.tryform");
+    if (e.key === "Enter" && form && e.target.tagName === "INPUT") {
+      e.preventDefault();
+      const last = form.dataset.last || "cpu";
+      const b = form.querySelector(`button[data-backends="${last}"]:not([disabled])`) || form.querySelector("#run-cpu");
+      if (b) b.click();
+      return;
+    }
+    if (typing(e.target)) return;
+    if (e.key === "/") {
+      e.preventDefault();
+      const q = () => document.querySelector('form.filters input[name="q"]');
+      if (q()) { q().focus(); return; }
+      location.hash = "#/";
+      const wait = (n) => { if (q()) q().focus(); else if (n > 0) setTimeout(() => wait(n - 1), 50); };
+      wait(100);
+    } else if (e.key === "?") {
+      const d = document.getElementById("keys");
+      if (d && !d.open) { e.preventDefault(); d.showModal(); }
+    }
   });
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", boot);
