@@ -61,7 +61,7 @@ func TestScriptingAPIBadInput(t *testing.T) {
 		`fkc.run((() => { const o = {op: "pad"}; o.self = o; return o; })())`:                             "fkc: run: the request could not be serialised:",
 		// A field a call does not take is refused by name: a misspelled
 		// "flag" was blamed on a missing --mode, "case" ran 3 cases.
-		`fkc.run({op: "pad", backend: "cpu", flag: ["--mode", "reflect"], inputs: {}})`: `fkc: run: the request is not {op, backend, kernel, flags, inputs}: no field "flag"`,
+		`fkc.run({op: "pad", backend: "cpu", flag: ["--mode", "reflect"], inputs: {}})`: `fkc: run: the request is not {op, backend, kernel, flags, inputs: {name: base64 .npy or {shape, dtype, fill}}}: no field "flag"`,
 		`fkc.verify({backend: "cpu", case: 1})`:                                         `fkc: verify: the request is not {backend, cases, seed}: no field "case"`,
 		bench(`{shape: [4], dtype: "F32", fil: 1}`, ""):                                 `fkc: bench: the request is not {op, kernel, backend, flags, inputs: {name: {shape, dtype, fill}}, reps}: no field "fil"`,
 		`fkc.verify({backend: "cpu", cases: 0})`:                                        "fkc: verify: cases 0: want 1 to 100",

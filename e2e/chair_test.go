@@ -2,9 +2,12 @@ package e2e
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/fkc-playground/fkc/tensor"
 )
 
 // setField sets a Try-it control's value and sends the events a user's
@@ -119,4 +122,72 @@ func TestKeys(t *testing.T) {
 	eval[bool](t, ctx, `(document.getElementById("keys").close(), true)`)
 	key("/")
 	waitFor(t, ctx, `document.activeElement && document.activeElement.name === "q" && document.activeElement.closest("form.filters") !== null`)
+}
+
+// fkc.run takes fkc.bench's input specs beside base64 .npy strings ("json:
+// cannot unmarshal object into Go struct field .inputs of type string"),
+// and fkc.verify reports its progress.
+func TestScriptingAPIInputSpecsAndProgress(t *testing.T) {
+	ctx := tab(t, nil)
+	open(t, ctx, "")
+	r := eval[map[string]string](t, ctx, `fkc.run({op: "pad", backend: "cpu", flags: ["--mode", "reflect", "--padding", "1:1,1:1"],
+		inputs: {x: {shape: [2, 3], dtype: "F32", fill: "arange"}}}).then(r => ({kernel: r.kernel, npy: r.npy}))`)
+	out, err := tensor.ReadNpyBytes(mustB64(t, r["npy"]), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{4, 3, 4, 5, 4, 1, 0, 1, 2, 1, 4, 3, 4, 5, 4, 1, 0, 1, 2, 1}
+	if fmt.Sprint(out.Shape) != "[4 5]" {
+		t.Fatalf("pad of a spec'd F32[2,3]: %v", out)
+	}
+	for i, w := range want {
+		if out.At(i) != w {
+			t.Fatalf("pad of arange F32[2,3] reflect 1:1,1:1: element %d is %v, want %v (%v)", i, out.At(i), w, out)
+		}
+	}
+	// a random spec fills the form's default range, not zeros
+	r = eval[map[string]string](t, ctx, `fkc.run({op: "sum", backend: "cpu", flags: ["--dim", "0"], inputs: {x: {shape: [64, 2], dtype: "F32", fill: "random"}}}).then(r => ({npy: r.npy}))`)
+	s, err := tensor.ReadNpyBytes(mustB64(t, r["npy"]), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.At(0) == 0 && s.At(1) == 0 {
+		t.Errorf("sum of a random F32[64,2] spec is %v", s)
+	}
+	// a bad spec names the field
+	msg := eval[string](t, ctx, `fkc.run({op: "pad", backend: "cpu", flags: ["--mode", "constant", "--padding", "1:1"], inputs: {x: {shape: [3], dtype: "F32", fil: 1}}}).then(() => "resolved", e => e.message)`)
+	if !strings.HasPrefix(msg, "fkc: ") || !strings.Contains(msg, "fil") {
+		t.Errorf("a misspelled spec field: %q", msg)
+	}
+	type progress struct {
+		Calls, Last, Total, Events, Reported int
+		Line                                 string
+	}
+	p := eval[progress](t, ctx, `(async () => {
+		const seen = []; let events = 0;
+		window.addEventListener("fkc-verify-progress", () => events++);
+		const r = await fkc.verify({backend: "cpu", cases: 1, onProgress: (p) => seen.push(p)});
+		const last = seen[seen.length - 1] || {};
+		return {calls: seen.length, last: last.done, total: last.total, events, reported: r.passed + r.failed + r.skipped, line: last.line || ""};
+	})()`)
+	if p.Calls == 0 || p.Calls != p.Total || p.Last != p.Total || p.Events != p.Calls || p.Reported != p.Total || p.Line == "" {
+		t.Errorf("fkc.verify progress: %+v", p)
+	}
+	api := func() string {
+		open(t, ctx, "#/api")
+		waitFor(t, ctx, `document.querySelector("#main h1")`)
+		return eval[string](t, ctx, `document.getElementById("main").innerText`)
+	}()
+	if !strings.Contains(api, "fkc.verify") || !strings.Contains(api, "onProgress") || !strings.Contains(api, `shape: [4, 5], dtype: "F32", fill: "random"`) {
+		t.Errorf("the API page does not describe fkc.verify's progress and fkc.run's input specs")
+	}
+}
+
+func mustB64(t *testing.T, s string) []byte {
+	t.Helper()
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

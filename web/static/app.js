@@ -6,11 +6,11 @@
 // Scripting API (same contract as `fkc run`, SPEC §5):
 //   await fkc.ready
 //   fkc.kernels()  → [{name, provider, backend, op_kind, registrable, dtypes}]
-//   await fkc.run({op, backend: "cpu"|"webgpu", flags: [...], inputs: {name: base64 .npy}, kernel})
+//   await fkc.run({op, backend: "cpu"|"webgpu", flags: [...], inputs: {name: base64 .npy | {shape, dtype, fill}}, kernel})
 //                  → {kernel, provider, npy}   (rejects with Error("fkc: …"))
 //   await fkc.bench({op, backend, flags, inputs: {name: {shape, dtype, fill}}, reps})
 //                  → {kernel, median_ms, times_ms, bytes_moved, gb_per_s}
-//   await fkc.verify({backend, cases, seed})
+//   await fkc.verify({backend, cases, seed, onProgress})
 //                  → {passed, failed, skipped, lines}   (`fkc verify` in the tab)
 "use strict";
 
@@ -43,9 +43,24 @@
       await ready;
       return JSON.parse(await callAsync("bench", request("bench", req)));
     },
+    // onProgress (optional) is called after each binding with
+    // {done, total, line}; the window also gets an "fkc-verify-progress"
+    // event with the same detail.
     async verify(req) {
       await ready;
-      return JSON.parse(await callAsync("verify", request("verify", req)));
+      let onProgress = null;
+      if (req && typeof req === "object" && "onProgress" in req) {
+        if (typeof req.onProgress !== "function") throw new Error("fkc: verify: onProgress is not a function");
+        onProgress = req.onProgress;
+        req = Object.assign({}, req);
+        delete req.onProgress;
+      }
+      const progress = (p) => {
+        const detail = { done: p.done, total: p.total, line: p.line };
+        window.dispatchEvent(new CustomEvent("fkc-verify-progress", { detail }));
+        if (onProgress) onProgress(detail);
+      };
+      return JSON.parse(await callAsync("verify", request("verify", req), progress));
     },
     gpu() { return Object.assign({}, gpu); },
   };
