@@ -191,3 +191,32 @@ func mustB64(t *testing.T, s string) []byte {
 	}
 	return b
 }
+
+// A violated parameter's field is marked (aria-invalid) and the message
+// sits beside it, described by it; the next good run clears it.
+func TestErrorAtField(t *testing.T) {
+	ctx := tab(t, nil)
+	open(t, ctx, "#/k/"+escape("fuel-cpu-backend/pad")+"?flags=--mode%20reflect%20--padding%205:5,0:0&x=4,5|F32|arange&run=cpu")
+	waitFor(t, ctx, `document.querySelector("#results .violation")`)
+	type mark struct {
+		Invalid, Described, Beside string
+	}
+	m := eval[mark](t, ctx, `(() => { const f = document.querySelector('form.tryform [name="padding"]'); const d = f.getAttribute("aria-describedby");
+		const next = f.closest("label").nextElementSibling;
+		return {invalid: f.getAttribute("aria-invalid") || "", described: d ? (document.getElementById(d) || {textContent: ""}).textContent : "",
+			beside: next && next.classList.contains("field-err") ? next.textContent : ""}; })()`)
+	if m.Invalid != "true" || !strings.Contains(m.Described, "reflect padding (5, 5)") || m.Beside != m.Described {
+		t.Errorf("the padding field after a reflect violation: %+v", m)
+	}
+	if n := eval[int](t, ctx, `document.querySelectorAll('form.tryform [aria-invalid="true"]').length`); n != 1 {
+		t.Errorf("%d fields marked, want 1 (padding)", n)
+	}
+	eval[bool](t, ctx, `(document.getElementById("try").scrollIntoView(), true)`)
+	screenshot(t, ctx, "error-at-field")
+	setField(t, ctx, "padding", "3:3,0:0")
+	eval[bool](t, ctx, `(document.getElementById("run-cpu").click(), true)`)
+	waitFor(t, ctx, `document.querySelector("#visual .gridbox.out .cell")`)
+	if n := eval[int](t, ctx, `document.querySelectorAll('form.tryform [aria-invalid="true"], form.tryform .field-err').length`); n != 0 {
+		t.Errorf("after a good run %d marks remain", n)
+	}
+}

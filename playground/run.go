@@ -3,6 +3,7 @@ package playground
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -36,6 +37,7 @@ type TryResult struct {
 	Trace      *ops.Trace
 	TraceError string
 	Err        string // the inputs could not be built or the flags parsed
+	ErrField   string // the Try-it field Err is about ("x.shape", "x.seed"), if one
 	OutName    string // the page kernel's output, as its contract names it
 }
 
@@ -53,6 +55,7 @@ type RunResult struct {
 	// the time is GBps, the same figure for the same call on every backend;
 	// BytesMoved is the serving contract's own count, shown beside.
 	TensorBytes, BytesMoved, GBps float64
+	Field                  string      // the Try-it field (a flag, "x.shape") Error is about, if one
 	Costs                  []CostValue // the serving kernel's
 	PageCosts              []CostValue // the page kernel's, when another kernel served the run
 	Out                    *tensor.Tensor
@@ -82,19 +85,25 @@ func (s *Site) Try(row KernelRow, cs ops.Case, backends []string, clock Clock, l
 		t, err := cs.Inputs[n].Make()
 		if err != nil {
 			r.Err = fmt.Sprintf("input %s: %v", n, err)
+			r.ErrField = genField(n, err.Error())
 			return r
 		}
 		r.Inputs[n] = t
 	}
 	call, perr := o.Parse(cs.Flags)
 	for _, b := range backends {
+		var x RunResult
 		if perr != nil {
-			r.Runs = append(r.Runs, failed(b, perr))
-			continue
+			x = failed(b, perr)
+		} else {
+			c := *call
+			c.Inputs = r.Inputs
+			x = s.runOne(row.ID, b, &c, clock, lock)
 		}
-		c := *call
-		c.Inputs = r.Inputs
-		r.Runs = append(r.Runs, s.runOne(row.ID, b, &c, clock, lock))
+		if x.Error != "" {
+			x.Field = errField(o, x.Error)
+		}
+		r.Runs = append(r.Runs, x)
 	}
 	if perr != nil {
 		return r
@@ -179,6 +188,51 @@ func (s *Site) verdict(c *kernels.Call, runs []RunResult) (string, bool) {
 		return "Outside the contract: each output must be " + bound + ". " + strings.Join(outside, "; ") + "." + det, false
 	}
 	return "Within the contract: both outputs are " + bound + "." + det, true
+}
+
+// errField is the Try-it field an op's error is about: a flag the message
+// names (--padding, or "padding has 1 axes …"), else an operand it starts
+// with (its dtype control when it speaks of dtypes, else its shape); ""
+// when it names none. The page marks that field and puts the message
+// beside it.
+func errField(o *ops.Op, msg string) string {
+	msg = strings.TrimPrefix(strings.TrimPrefix(msg, "fkc: "), o.Name+": ")
+	best, at := "", len(msg)
+	for _, u := range o.Flags { // the flag named first: a hint may name another at the end
+		if loc := regexp.MustCompile(`(^|[^\w.-])(--)?` + regexp.QuoteMeta(u.Name) + `\b`).FindStringIndex(msg); loc != nil && loc[0] < at {
+			best, at = u.Name, loc[0]
+		}
+	}
+	if best != "" {
+		return best
+	}
+	for _, in := range o.Inputs {
+		if regexp.MustCompile(`^` + regexp.QuoteMeta(in.Name) + `\b`).MatchString(msg) {
+			if strings.Contains(msg, "dtype") {
+				return in.Name + ".dtype"
+			}
+			return in.Name + ".shape"
+		}
+	}
+	return ""
+}
+
+// genField is the field of input n's generator an error is about.
+func genField(n, msg string) string {
+	for _, k := range []string{"seed", "lo", "hi"} {
+		if strings.HasPrefix(msg, n+" "+k+" ") || strings.HasPrefix(msg, k+" ") {
+			return n + "." + k
+		}
+	}
+	switch {
+	case strings.HasPrefix(msg, "values"):
+		return n + ".values"
+	case strings.HasPrefix(msg, "random") || strings.HasPrefix(msg, "uniform"):
+		return n + ".lo"
+	case strings.Contains(msg, "dtype"):
+		return n + ".dtype"
+	}
+	return n + ".shape"
 }
 
 // failed is a run that could not start, with its error classified.

@@ -2,6 +2,7 @@ package playground
 
 import (
 	"math"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -91,5 +92,42 @@ func TestProvenanceSaysWhatItMeans(t *testing.T) {
 	want := "How the page knows where each cell came from: pad ran a second time, on a U32 tensor holding each x cell&#39;s own flat index (0, 1, 2, …), so each output cell names the x cell it copied."
 	if !strings.Contains(html, want) || strings.Contains(html, "Provenance:") {
 		t.Errorf("the picture's note:\n%s\nwant %q", html[:min(len(html), 600)], want)
+	}
+}
+
+// A run's error names the Try-it field to fix: the page marks it and puts
+// the message beside it (it sat under the buttons).
+func TestErrorField(t *testing.T) {
+	s := site(t)
+	pad, ok := rowNamed(s, "fuel-cpu-backend/pad")
+	if !ok {
+		t.Fatal("no fuel-cpu-backend/pad")
+	}
+	try := func(q string) *TryResult {
+		vals, _ := url.ParseQuery(q)
+		p, err := s.KernelPage(pad.ID, vals)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.Try(pad, p.Try.Case, []string{"cpu"}, fixedClock{}, noLock)
+	}
+	for q, want := range map[string]string{
+		"flags=--mode reflect --padding 5:5,0:0&x=4,5|F32|arange":             "padding", // past reflect's n − 1
+		"flags=--mode constant --padding 1:1&x=4,5|F32|arange":                "padding", // one axis for rank 2
+		"flags=--mode constant --padding 1:1,1:1 --value 300&x=4,5|U8|arange": "value",
+		"flags=--mode constant --padding 1:1,1:1&x=4,5|Q8|arange":             "x.dtype",
+	} {
+		r := try(q)
+		got := r.ErrField
+		if len(r.Runs) > 0 {
+			got = r.Runs[0].Field
+		}
+		if got != want {
+			t.Errorf("%s: the error (%q %+v) is about field %q, want %q", q, r.Err, r.Runs, got, want)
+		}
+	}
+	r := try("flags=--mode constant --padding 1:1,1:1&x=4,5|F32|random|seed=abc|lo=0|hi=3")
+	if r.ErrField != "x.seed" {
+		t.Errorf("a bad seed (%q) is about field %q", r.Err, r.ErrField)
 	}
 }

@@ -360,6 +360,37 @@ func followRange(form js.Value, values map[string]string, in string) {
 	}
 }
 
+// markFields marks each Try-it field an error is about (aria-invalid) and
+// puts the message beside it, described by it; nil clears every mark. The
+// message sat under the buttons, away from the field to fix.
+func markFields(fields map[string]string) {
+	for _, el := range jsArray(doc.Call("querySelectorAll", "form.tryform .field-err")) {
+		el.Call("remove")
+	}
+	for _, el := range jsArray(doc.Call("querySelectorAll", `form.tryform [aria-invalid="true"]`)) {
+		el.Call("removeAttribute", "aria-invalid")
+		el.Call("removeAttribute", "aria-describedby")
+	}
+	for name, msg := range fields {
+		el := doc.Call("querySelector", `form.tryform [name="`+name+`"]`)
+		if !el.Truthy() {
+			continue
+		}
+		id := "err-" + strings.NewReplacer(".", "-", " ", "-").Replace(name)
+		el.Call("setAttribute", "aria-invalid", "true")
+		el.Call("setAttribute", "aria-describedby", id)
+		note := doc.Call("createElement", "span")
+		note.Set("className", "field-err")
+		note.Set("id", id)
+		note.Set("textContent", msg)
+		at := el
+		if l := el.Call("closest", "label"); l.Truthy() {
+			at = l
+		}
+		at.Call("after", note)
+	}
+}
+
 // formKey is the Try-it case a form's values make, as its share query.
 func formKey(values map[string]string) string {
 	return playground.ShareQuery(playground.FromForm(app.page.row, values), nil)
@@ -437,6 +468,7 @@ func runTry(cs ops.Case, backends []string) {
 	app.page.seq++
 	seq, row, path, site := app.page.seq, app.page.row, app.page.path, app.pageSite()
 	markStale(false)
+	markFields(nil)
 	ran := formKey(formOf("form.tryform"))
 	setHTML("results", `<div class="muted">running…</div>`)
 	for _, b := range jsArray(doc.Call("querySelectorAll", "form.tryform button")) {
@@ -461,6 +493,16 @@ func runTry(cs ops.Case, backends []string) {
 		html = htmlEscape(err.Error())
 	}
 	setHTML("results", html)
+	fields := map[string]string{}
+	if r.Err != "" && r.ErrField != "" {
+		fields[r.ErrField] = "fkc: " + r.Err
+	}
+	for _, x := range r.Runs {
+		if x.Error != "" && x.Field != "" && fields[x.Field] == "" {
+			fields[x.Field] = x.Error
+		}
+	}
+	markFields(fields)
 	vis := ""
 	if v := r.Visual(nil); v != nil {
 		if vis, err = playground.Render("visual", v); err != nil {
