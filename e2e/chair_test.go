@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/chromedp"
+
 	"github.com/fkc-playground/fkc/tensor"
 )
 
@@ -219,4 +221,41 @@ func TestErrorAtField(t *testing.T) {
 	if n := eval[int](t, ctx, `document.querySelectorAll('form.tryform [aria-invalid="true"], form.tryform .field-err').length`); n != 0 {
 		t.Errorf("after a good run %d marks remain", n)
 	}
+}
+
+// At a phone's 390 px the catalog keeps its key columns, a kernel page's
+// grids say they scroll, and the command line wraps.
+func TestPhoneWidth(t *testing.T) {
+	ctx := tab(t, nil)
+	if _, err := chromedp.Run(ctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile)); err != nil {
+		t.Fatal(err)
+	}
+	open(t, ctx, "")
+	// each row a card of its key fields: kernel (with its blurb), op, dtypes, runs here
+	cells := eval[[]int](t, ctx, `[...document.querySelectorAll("table.kt tr.krow")].slice(0, 5).map(tr => [...tr.children].filter(td => getComputedStyle(td).display !== "none").map(td => td.cellIndex).join("") | 0)`)
+	for _, c := range cells {
+		if c != 125 { // td 0, 1, 2, 5 (the leading 0 drops)
+			t.Errorf("a catalog card shows the cells %d, want 0125 (kernel, op, dtypes, runs here)", c)
+		}
+	}
+	if w := eval[int](t, ctx, `Math.max(...[...document.querySelectorAll("table.kt")].map(t => t.scrollWidth))`); w > 390 {
+		t.Errorf("a catalog table is %d px wide at 390 px", w)
+	}
+	eval[bool](t, ctx, `(document.querySelector("table.kt").scrollIntoView(), true)`)
+	screenshot(t, ctx, "phone-catalog")
+	open(t, ctx, "#/k/"+escape("fuel-cpu-backend/pad"))
+	waitFor(t, ctx, `document.querySelector("#visual .gridbox.out .cell")`)
+	hint := eval[string](t, ctx, `(() => { const b = [...document.querySelectorAll("#visual .gridbox.out .gbody")].find(b => b.scrollWidth > b.clientWidth); if (!b) return "no grid overflows";
+		const h = b.querySelector(".scroll-hint"); return h && getComputedStyle(h).display !== "none" ? h.innerText : "no visible hint"; })()`)
+	if !strings.Contains(hint, "scrolls sideways") {
+		t.Errorf("an overflowing output grid at 390 px: %q", hint)
+	}
+	if n := eval[int](t, ctx, `[...document.querySelectorAll("#visual .gbody")].filter(b => b.scrollWidth <= b.clientWidth && getComputedStyle(b.querySelector(".scroll-hint")).display !== "none").length`); n != 0 {
+		t.Errorf("%d grids that fit say they scroll", n)
+	}
+	if w := eval[[]int](t, ctx, `(() => { const c = document.getElementById("cli"); return [c.scrollWidth, c.clientWidth]; })()`); w[0] > w[1] {
+		t.Errorf("the command line is %d px wide in a %d px box: it does not wrap", w[0], w[1])
+	}
+	eval[bool](t, ctx, `(document.getElementById("cli").scrollIntoView(), true)`)
+	screenshot(t, ctx, "phone-kernel")
 }

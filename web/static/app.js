@@ -129,6 +129,7 @@
 
   async function boot() {
     const tm = window.fkc.timing;
+    watchOverflow();
     // The catalog is in the page already (drawn at build time); another
     // page's URL waits for Go to draw it.
     const main = document.getElementById("main");
@@ -244,6 +245,17 @@
     const to = cells[step === "up" ? at - cols : step === "down" ? at + cols : at + step];
     if (to) { e.preventDefault(); c.tabIndex = -1; to.tabIndex = 0; to.focus(); }
   });
+
+  // ---------- grids wider than their box ----------
+  // A grid's box is marked .overflows when it scrolls sideways, which shows
+  // its scroll hint (narrow screens): checked when grids are drawn and on resize.
+  const markOverflow = () => document.querySelectorAll(".gbody").forEach((b) => b.classList.toggle("overflows", b.scrollWidth > b.clientWidth + 1));
+  let overflowQueued = false;
+  const queueOverflow = () => { if (!overflowQueued) { overflowQueued = true; requestAnimationFrame(() => { overflowQueued = false; markOverflow(); }); } };
+  const watchOverflow = () => { // once the page is parsed (this script loads async)
+    new MutationObserver(queueOverflow).observe(document.getElementById("main"), { childList: true, subtree: true });
+    window.addEventListener("resize", queueOverflow);
+  };
 
   // ---------- keys ----------
   // "/" focuses the catalog's search (from any page), Enter in a Try-it
