@@ -99,10 +99,10 @@ var Cases = []Case{
 
 // Result is one line of `fkc bench` (and the answer of fkc.bench).
 type Result struct {
-	Case       string  `json:"case"`
-	Kernel     string  `json:"kernel"`
-	Provider   string  `json:"provider"`
-	Backend    string  `json:"backend"`
+	Case     string `json:"case"`
+	Kernel   string `json:"kernel"`
+	Provider string `json:"provider"`
+	Backend  string `json:"backend"`
 	// TensorBytes: the inputs' and the output's bytes (engine.TensorBytes),
 	// which every GB/s figure here divides by time; BytesMoved: what the
 	// serving contract's bytes_moved formula counts, which differs between
@@ -111,7 +111,7 @@ type Result struct {
 	BytesMoved  float64 `json:"bytes_moved"`
 	MedianNs    int64   `json:"median_ns"` // wall time of the call, host↔device copies included
 	GBps        float64 `json:"gb_per_s"`
-	TimesNs    []int64 `json:"times_ns"`
+	TimesNs     []int64 `json:"times_ns"`
 	// DeviceNs / DeviceGBps: GPU bindings only, end to end on the device
 	// (submit to results mapped: queued uploads and readback included).
 	DeviceNs   int64   `json:"device_median_ns,omitempty"`

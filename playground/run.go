@@ -55,10 +55,10 @@ type RunResult struct {
 	// the time is GBps, the same figure for the same call on every backend;
 	// BytesMoved is the serving contract's own count, shown beside.
 	TensorBytes, BytesMoved, GBps float64
-	Field                  string      // the Try-it field (a flag, "x.shape") Error is about, if one
-	Costs                  []CostValue // the serving kernel's
-	PageCosts              []CostValue // the page kernel's, when another kernel served the run
-	Out                    *tensor.Tensor
+	Field                         string      // the Try-it field (a flag, "x.shape") Error is about, if one
+	Costs                         []CostValue // the serving kernel's
+	PageCosts                     []CostValue // the page kernel's, when another kernel served the run
+	Out                           *tensor.Tensor
 }
 
 // CostValue is one cost formula evaluated for a run.

@@ -77,10 +77,10 @@ func decodeRequest(call, reqJSON, shape string, req any) error {
 // scriptRun is window.fkc.run: the `fkc run` contract for scripts.
 func scriptRun(reqJSON string) (any, error) {
 	var req struct {
-		Op      string            `json:"op"`
-		Backend string            `json:"backend"`
-		Kernel  string            `json:"kernel"` // PROVIDER/NAME; empty: dispatch's choice
-		Flags   []string          `json:"flags"`
+		Op      string   `json:"op"`
+		Backend string   `json:"backend"`
+		Kernel  string   `json:"kernel"` // PROVIDER/NAME; empty: dispatch's choice
+		Flags   []string `json:"flags"`
 		// Inputs: per operand, a base64 .npy file, or an input spec
 		// {shape, dtype, fill} built in the page as fkc.bench's are.
 		Inputs map[string]json.RawMessage `json:"inputs"`
