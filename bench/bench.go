@@ -1,7 +1,8 @@
 // Package bench times kernels the way `fkc bench`, the browser's fkc.bench
 // and the Judge do: warm runs of one call through the engine, the median,
-// and the effective bandwidth from the serving contract's own bytes_moved
-// formula. Cases lists the standard shapes (the ones the speed issues
+// and the effective bandwidth: the call's tensor bytes (inputs read, output
+// written: engine.TensorBytes, the same on every backend) per second, with
+// the serving contract's own bytes_moved beside it. Cases lists the standard shapes (the ones the speed issues
 // compare with NumPy, PyTorch and the browser peers).
 package bench
 
@@ -106,14 +107,19 @@ var Cases = append(padCases(), []Case{
 
 // Result is one line of `fkc bench` (and the answer of fkc.bench).
 type Result struct {
-	Case       string  `json:"case"`
-	Kernel     string  `json:"kernel"`
-	Provider   string  `json:"provider"`
-	Backend    string  `json:"backend"`
-	BytesMoved float64 `json:"bytes_moved"`
-	MedianNs   int64   `json:"median_ns"` // wall time of the call, host↔device copies included
-	GBps       float64 `json:"gb_per_s"`
-	TimesNs    []int64 `json:"times_ns"`
+	Case     string `json:"case"`
+	Kernel   string `json:"kernel"`
+	Provider string `json:"provider"`
+	Backend  string `json:"backend"`
+	// TensorBytes: the inputs' and the output's bytes (engine.TensorBytes),
+	// which every GB/s figure here divides by time; BytesMoved: what the
+	// serving contract's bytes_moved formula counts, which differs between
+	// contracts for the same call (shown beside, not divided).
+	TensorBytes float64 `json:"tensor_bytes"`
+	BytesMoved  float64 `json:"bytes_moved"`
+	MedianNs    int64   `json:"median_ns"` // wall time of the call, host↔device copies included
+	GBps        float64 `json:"gb_per_s"`
+	TimesNs     []int64 `json:"times_ns"`
 	// DeviceNs / DeviceGBps: GPU bindings only, end to end on the device
 	// (submit to results mapped: queued uploads and readback included).
 	DeviceNs   int64   `json:"device_median_ns,omitempty"`
@@ -209,6 +215,7 @@ func Measure(e *engine.Engine, b engine.Backend, name, kernel string, c *kernels
 	// The timed runs take the call as it ran, resolved (a negative dim
 	// counted, I64 indices converted to U32): the conversion is not the
 	// kernel's time.
+	r.TensorBytes = engine.TensorBytes(res)
 	bind, c := res.Binding, res.Call
 	res = nil // the first run's output is garbage from here on
 	quiet := 0
@@ -248,9 +255,9 @@ func Measure(e *engine.Engine, b engine.Backend, name, kernel string, c *kernels
 	for _, t := range times {
 		r.TimesNs = append(r.TimesNs, t.Nanoseconds())
 	}
-	r.MedianNs, r.GBps = rate(times, r.BytesMoved)
-	r.DeviceNs, r.DeviceGBps = rate(dev, r.BytesMoved)
-	r.KernelNs, r.KernelGBps = rate(kern, r.BytesMoved)
+	r.MedianNs, r.GBps = rate(times, r.TensorBytes)
+	r.DeviceNs, r.DeviceGBps = rate(dev, r.TensorBytes)
+	r.KernelNs, r.KernelGBps = rate(kern, r.TensorBytes)
 	return r
 }
 
@@ -308,5 +315,5 @@ func (r Result) String() string {
 	if r.KernelNs > 0 {
 		dev += fmt.Sprintf("  kernel %8.3f ms %8.2f GB/s", float64(r.KernelNs)/1e6, r.KernelGBps)
 	}
-	return fmt.Sprintf("%-44s %-26s %8.3f ms %8.2f GB/s%s  (%s, bytes_moved %.0f, median of %d)", r.Case, r.Kernel, float64(r.MedianNs)/1e6, r.GBps, dev, r.Provider, r.BytesMoved, r.Reps)
+	return fmt.Sprintf("%-44s %-26s %8.3f ms %8.2f GB/s%s  (%s; tensors %.0f B; contract's bytes_moved %.0f; median of %d)", r.Case, r.Kernel, float64(r.MedianNs)/1e6, r.GBps, dev, r.Provider, r.TensorBytes, r.BytesMoved, r.Reps)
 }

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"math/rand"
+	"strings"
 	"testing"
 
 	"github.com/fkc-playground/fkc/engine"
@@ -75,5 +76,31 @@ func TestRunNamedKernel(t *testing.T) {
 		if r.Error != "" || len(r.TimesNs) != 1 || r.BytesMoved != 4<<26+4 {
 			t.Errorf("%s: %+v", r.Case, r)
 		}
+	}
+}
+
+// GB/s is the call's tensor bytes (inputs read + output written) over time,
+// the same figure for the same call whatever contract serves it; the
+// contract's bytes_moved is reported beside. fuel-cpu-backend's pad counts
+// a constant pad's output twice (736 B for F32[4,5] padded 2 each side),
+// the WGSL pad once (576 B): GB/s from those did not compare.
+func TestGBpsFromTensorBytes(t *testing.T) {
+	e, err := engine.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := f32(rand.New(rand.NewSource(1)), 4, 5)
+	r := Measure(e, engine.CPU, "pad", "", ops.Pad(x, kernels.Constant, pads(2, 2)...), 3)
+	if r.Error != "" {
+		t.Fatal(r.Error)
+	}
+	if r.TensorBytes != 4*(20+72) || r.BytesMoved != 736 {
+		t.Errorf("tensor bytes %g (want %d), contract's bytes_moved %g (want 736)", r.TensorBytes, 4*(20+72), r.BytesMoved)
+	}
+	if want := r.TensorBytes / float64(r.MedianNs); r.MedianNs > 0 && r.GBps != want {
+		t.Errorf("GB/s %g, want tensor bytes / median = %g", r.GBps, want)
+	}
+	if s := r.String(); !strings.Contains(s, "tensors 368 B") || !strings.Contains(s, "contract's bytes_moved 736") {
+		t.Errorf("the line %q does not name both figures", s)
 	}
 }

@@ -33,7 +33,7 @@ var commands = []command{
 	{"verify", "verify [--backend cpu|vulkan] [--seed N] [--cases N]",
 		"every binding against the CPU oracle on random cases"},
 	{"bench", "bench [--backend cpu|vulkan] [--json] [--op PREFIX] [--reps N]",
-		"GB/s per kernel from the contract's bytes_moved"},
+		"GB/s per kernel from its tensors' bytes (inputs read + output written), the contract's bytes_moved beside"},
 	{"lab template", "lab template --kernel PROVIDER/NAME",
 		"the plain WGSL kernel of the contract kernel's op family, following the lab interface (docs/lab.md)"},
 	{"lab check", "lab check --wgsl FILE --kernel PROVIDER/NAME [--backend vulkan] [--cases N] [--seed N] [--timeout 60s] [--repro DIR] [-v]",

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 
@@ -60,7 +61,7 @@ func TestScriptingAPIBadInput(t *testing.T) {
 		`fkc.run((() => { const o = {op: "pad"}; o.self = o; return o; })())`:                             "fkc: run: the request could not be serialised:",
 		// A field a call does not take is refused by name: a misspelled
 		// "flag" was blamed on a missing --mode, "case" ran 3 cases.
-		`fkc.run({op: "pad", backend: "cpu", flag: ["--mode", "reflect"], inputs: {}})`: `fkc: run: the request is not {op, backend, kernel, flags, inputs}: no field "flag"`,
+		`fkc.run({op: "pad", backend: "cpu", flag: ["--mode", "reflect"], inputs: {}})`: `fkc: run: the request is not {op, backend, kernel, flags, inputs: {name: base64 .npy or {shape, dtype, fill}}}: no field "flag"`,
 		`fkc.verify({backend: "cpu", case: 1})`:                                         `fkc: verify: the request is not {backend, cases, seed}: no field "case"`,
 		bench(`{shape: [4], dtype: "F32", fil: 1}`, ""):                                 `fkc: bench: the request is not {op, kernel, backend, flags, inputs: {name: {shape, dtype, fill}}, reps}: no field "fil"`,
 		`fkc.verify({backend: "cpu", cases: 0})`:                                        "fkc: verify: cases 0: want 1 to 100",
@@ -119,7 +120,8 @@ func TestScriptingAPIHugeOutput(t *testing.T) {
 }
 
 // fkc.bench builds its inputs in the page at sizes Try it refuses, times
-// warm runs and reports the contract's bytes_moved.
+// warm runs and reports GB/s from the tensors' bytes, the contract's
+// bytes_moved beside.
 func TestScriptingAPIBench(t *testing.T) {
 	ctx := tab(t, nil)
 	open(t, ctx, "")
@@ -128,6 +130,7 @@ func TestScriptingAPIBench(t *testing.T) {
 		MedianMs   float64   `json:"median_ms"`
 		TimesMs    []float64 `json:"times_ms"`
 		BytesMoved float64   `json:"bytes_moved"`
+		Tensor     float64   `json:"tensor_bytes"`
 		GBps       float64   `json:"gb_per_s"`
 		Settle     *int      `json:"settle_runs"`
 	}
@@ -137,6 +140,10 @@ func TestScriptingAPIBench(t *testing.T) {
 	// settle_runs: the untimed runs while the tab's memory grew (at most 10)
 	if r.Kernel != "pad" || len(r.TimesMs) != 3 || r.BytesMoved != 12681600 || !(r.MedianMs > 0) || !(r.GBps > 0) || r.Settle == nil || *r.Settle < 0 || *r.Settle > 10 {
 		t.Errorf("fkc.bench pad: %+v", r)
+	}
+	// GB/s: the tensors' bytes, (3·516·516 + 3·512·512)·4, over the median
+	if want := float64(4 * (3*516*516 + 3*512*512)); r.Tensor != want || math.Abs(r.GBps-want/(r.MedianMs*1e6)) > 1e-9*r.GBps {
+		t.Errorf("fkc.bench pad: tensor_bytes %g (want %g), gb_per_s %g (want tensor_bytes / median = %g)", r.Tensor, want, r.GBps, want/(r.MedianMs*1e6))
 	}
 	g := eval[reply](t, ctx, `fkc.bench({op: "gather", backend: "cpu", flags: ["--dim", "1"],
 		inputs: {data: {shape: [1024, 1024], dtype: "F32", fill: "arange"}, indices: {shape: [1024, 1024], dtype: "U32", fill: "indices:1024"}}})`)

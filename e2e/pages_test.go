@@ -149,6 +149,10 @@ func TestBothAndDiff(t *testing.T) {
 	if !strings.Contains(diff, "bitwise identical (72 elements)") {
 		t.Errorf("pad reflect diff panel says %q, want bitwise identical (72 elements)", diff)
 	}
+	// The verdict: within the contract, naming the bound (bit for bit).
+	if v := eval[string](t, ctx, `(document.getElementById("verdict") || {innerText: ""}).innerText`); !strings.Contains(v, "Within the contract") || !strings.Contains(v, "bit for bit") || !strings.Contains(v, "pad_reflect_b4: bitwise") {
+		t.Errorf("pad reflect diff verdict %q: want within the contract, bit for bit, with the kernel's determinism", v)
+	}
 	x := tensorOf(t, tensor.F32, []int{4, 5})
 	want := mustRun(t, eng, "pad", []string{"--mode", "reflect", "--padding", "2:2,2:2"}, map[string]*tensor.Tensor{"x": x})
 	for _, be := range []string{"cpu", "webgpu"} {
@@ -174,10 +178,15 @@ func TestBothAndDiff(t *testing.T) {
 			t.Errorf("timing %q", s)
 		}
 	}
+	// GB/s from the tensors' bytes, the same on both backends (4·(20+72)
+	// bytes); each contract's own bytes_moved beside it, labelled.
 	for _, s := range eval[[]string](t, ctx, `[...document.querySelectorAll(".served .stat.rate")].map(e => e.innerText)`) {
-		if !regexp.MustCompile(`^[0-9]+ B moved → [0-9.]+ (GB|MB|kB|B)/s$`).MatchString(s) {
-			t.Errorf("rate %q", s)
+		if !regexp.MustCompile(`^368 B read \+ written → [0-9.]+ (GB|MB|kB|B)/s$`).MatchString(s) {
+			t.Errorf("rate %q, want the tensors' 368 B read + written", s)
 		}
+	}
+	if c := eval[[]string](t, ctx, `[...document.querySelectorAll(".served .stat.contract-bytes")].map(e => e.innerText)`); len(c) != 2 || !strings.HasPrefix(c[0], "contract's bytes_moved: ") {
+		t.Errorf("the contracts' own bytes_moved beside the rate: %q", c)
 	}
 	screenshot(t, ctx, "both-diff-pad")
 
@@ -220,6 +229,10 @@ func TestBothAndDiff(t *testing.T) {
 	if !strings.Contains(diff, wantDiff) {
 		t.Errorf("sum diff panel says %q; the bits shown give %q", diff, wantDiff)
 	}
+	// A sum may add in any order: the verdict names the bound it holds to.
+	if v := eval[string](t, ctx, `(document.getElementById("verdict") || {innerText: ""}).innerText`); !strings.Contains(v, "Within the contract") || !strings.Contains(v, "|got − ref| ≤ m·2^-24·Σ|terms|") {
+		t.Errorf("sum diff verdict %q: want within the contract's any-order bound, named", v)
+	}
 	// The mismatch table names the same elements with the same bits.
 	rows := eval[[][]string](t, ctx, `[...document.querySelectorAll("#diff table tr")].slice(1).map(tr => [...tr.children].map(td => td.innerText))`)
 	if differ > 0 && len(rows) != min(differ, 8) {
@@ -232,6 +245,7 @@ func TestBothAndDiff(t *testing.T) {
 		}
 	}
 	t.Logf("sum_dim CPU vs WebGPU: %s", wantDiff)
+	eval[bool](t, ctx, `(document.getElementById("try").scrollIntoView(), true)`) // the -top shot shows the diff
 	screenshot(t, ctx, "both-diff-sum")
 }
 

@@ -537,6 +537,27 @@ func EvalCost(r *Result, formula string) (float64, error) {
 	return ex.Eval(CostSymbols(r))
 }
 
+// TensorBytes is the bytes of a call's tensors: every input read once and
+// the output written once. It is the same for the same call on every
+// backend and kernel, so a bandwidth computed from it compares across them;
+// a contract's bytes_moved counts what its own kernel moves (a constant
+// pad's two output passes on the CPU, one on the GPU) and does not.
+// fkc bench, fkc.bench and Try it divide it by time.
+func TensorBytes(r *Result) float64 {
+	var n float64
+	if r.Call != nil {
+		for _, t := range r.Call.Inputs {
+			if t != nil {
+				n += float64(len(t.Data))
+			}
+		}
+	}
+	if r.Out != nil {
+		n += float64(len(r.Out.Data))
+	}
+	return n
+}
+
 // BytesMoved evaluates the served kernel's bytes_moved formula.
 func BytesMoved(r *Result) (float64, error) {
 	v, err := EvalCost(r, r.Binding.Kernel.Cost.BytesMoved)

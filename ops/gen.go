@@ -71,7 +71,19 @@ func (g Gen) Make() (*tensor.Tensor, error) {
 		return nil, err
 	}
 	t := tensor.New(dt, shape)
-	n := t.NumElems()
+	if err := g.Fill(t); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// Fill overwrites t as the generator's Kind says (its Shape and DType are
+// not read: fkc.bench fills tensors of any size with the same fills).
+func (g Gen) Fill(t *tensor.Tensor) error {
+	if g.Bad != "" {
+		return errors.New(g.Bad)
+	}
+	dt, n := t.DType, t.NumElems()
 	// Every value the fill can make must be one the dtype holds, as a
 	// --value must (tensor.Scalar.Encode): a U8 input of 300 is an error,
 	// not a wrapped 44. The range's ends are checked, and each listed value.
@@ -85,7 +97,7 @@ func (g Gen) Make() (*tensor.Tensor, error) {
 	case "", "arange":
 		if n > 0 {
 			if err := fits("arange", float64(n-1)); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		for i := 0; i < n; i++ {
@@ -93,18 +105,18 @@ func (g Gen) Make() (*tensor.Tensor, error) {
 		}
 	case "random":
 		if math.IsNaN(g.Lo) || math.IsNaN(g.Hi) || math.IsInf(g.Lo, 0) || math.IsInf(g.Hi, 0) {
-			return nil, fmt.Errorf("random: the range [%v, %v] must have finite ends", g.Lo, g.Hi)
+			return fmt.Errorf("random: the range [%v, %v] must have finite ends", g.Lo, g.Hi)
 		}
 		lo, hi := math.Ceil(g.Lo), math.Floor(g.Hi)
 		if hi < lo {
-			return nil, fmt.Errorf("random: empty range [%v, %v]", g.Lo, g.Hi)
+			return fmt.Errorf("random: empty range [%v, %v]", g.Lo, g.Hi)
 		}
 		if hi-lo >= 1<<53 {
-			return nil, fmt.Errorf("random: the range [%v, %v] holds more than 2^53 integers (the most a float64 counts exactly)", g.Lo, g.Hi)
+			return fmt.Errorf("random: the range [%v, %v] holds more than 2^53 integers (the most a float64 counts exactly)", g.Lo, g.Hi)
 		}
 		if n > 0 {
 			if err := errors.Join(fits("random", lo), fits("random", hi)); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		r := rand.New(rand.NewPCG(g.Seed, 0x666b63))
@@ -114,7 +126,7 @@ func (g Gen) Make() (*tensor.Tensor, error) {
 		}
 	case "uniform":
 		if math.IsInf(g.Lo, 0) || math.IsInf(g.Hi, 0) || !(g.Hi > g.Lo) {
-			return nil, fmt.Errorf("uniform: empty or unbounded range [%v, %v)", g.Lo, g.Hi)
+			return fmt.Errorf("uniform: empty or unbounded range [%v, %v)", g.Lo, g.Hi)
 		}
 		if n > 0 {
 			kept := func(v float64) float64 { // an integer dtype keeps the values' integer parts
@@ -124,7 +136,7 @@ func (g Gen) Make() (*tensor.Tensor, error) {
 				return math.Trunc(v)
 			}
 			if err := errors.Join(fits("uniform", kept(g.Lo)), fits("uniform", kept(math.Nextafter(g.Hi, g.Lo)))); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		r := rand.New(rand.NewPCG(g.Seed, 0x666b63))
@@ -134,10 +146,10 @@ func (g Gen) Make() (*tensor.Tensor, error) {
 	case "values":
 		vals, err := parseValues(g.Values, n)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if len(vals) == 0 && n > 0 {
-			return nil, fmt.Errorf("values: none given for %d elements", n)
+			return fmt.Errorf("values: none given for %d elements", n)
 		}
 		// each value is rounded once from its text, as a --value is
 		// (through a float64 first, F16 2049.0000001 became 2048)
@@ -146,7 +158,7 @@ func (g Gen) Make() (*tensor.Tensor, error) {
 		for _, v := range vals[:min(n, len(vals))] {
 			b, err := v.Encode(dt)
 			if err != nil {
-				return nil, fmt.Errorf("values: %v", err)
+				return fmt.Errorf("values: %v", err)
 			}
 			enc = append(enc, b...)
 		}
@@ -154,9 +166,61 @@ func (g Gen) Make() (*tensor.Tensor, error) {
 			copy(t.Data[i*size:], enc)
 		}
 	default:
-		return nil, fmt.Errorf("unknown fill %q (want arange, random, uniform or values)", g.Kind)
+		return fmt.Errorf("unknown fill %q (want arange, random, uniform or values)", g.Kind)
 	}
-	return t, nil
+	return nil
+}
+
+// RandomRange is the "random" fill's range when none is given: integers
+// in [-9, 9] for signed and float dtypes, [0, 9] for unsigned ones, [0, 1]
+// for BOOL — small values every dtype holds exactly, varied enough that a
+// picture of the run shows where each cell came from.
+func RandomRange(dt tensor.DType) (lo, hi float64) {
+	switch {
+	case dt == tensor.BOOL:
+		return 0, 1
+	case dt == tensor.U8 || dt == tensor.U32:
+		return 0, 9
+	}
+	return -9, 9
+}
+
+// A FillKind is one way to fill an input, as the Try-it form's fill control
+// and fkc.bench's fill name it: the page and the API page describe every
+// fill from this table.
+type FillKind struct {
+	Name string // as the form and a share link write it; a script's word
+	Help string
+	// Form: the Try-it form offers it; Script: fkc.bench and fkc.run's
+	// input specs take it.
+	Form, Script bool
+}
+
+// Fills lists the fills.
+var Fills = []FillKind{
+	{Name: "arange", Help: "0, 1, 2, … in flat order", Form: true, Script: true},
+	{Name: "random", Help: fmt.Sprintf("integers drawn uniformly from [lo, hi] by a seeded generator; by default seed 1 and %s", randomDefaults()), Form: true, Script: true},
+	{Name: "uniform", Help: "reals drawn uniformly from [lo, hi) by a seeded generator (integer dtypes keep the integer part)", Form: true},
+	{Name: "values", Help: "the listed values (commas or spaces; nan, inf, -inf, true, false), repeated to fill the shape", Form: true},
+	{Name: "a number", Help: "every element that value, rounded once as --value is", Script: true},
+	{Name: "indices:N", Help: "U32 only: indices drawn uniformly from [0, N)", Script: true},
+}
+
+// randomDefaults describes RandomRange.
+func randomDefaults() string {
+	r := func(dt tensor.DType) string { lo, hi := RandomRange(dt); return fmt.Sprintf("[%g, %g]", lo, hi) }
+	return fmt.Sprintf("%s for signed integer and float dtypes, %s for unsigned ones, %s for BOOL", r(tensor.F32), r(tensor.U32), r(tensor.BOOL))
+}
+
+// FillKinds are the names of the fills the Try-it form offers.
+func FillKinds() []string {
+	var out []string
+	for _, f := range Fills {
+		if f.Form {
+			out = append(out, f.Name)
+		}
+	}
+	return out
 }
 
 // MaxTryElems bounds a Try-it tensor: the page draws every element.

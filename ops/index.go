@@ -42,7 +42,7 @@ var indexSelectOp = &Op{
 		return IndexSelect(TiledTensor(rng, dt, []int{r, c}), TiledIndices(rng, []int{r}, r), 0)
 	},
 	Example: func(_ kernels.Form, dt tensor.DType) (*kernels.Call, []Gen) {
-		return IndexSelect(nil, nil, 0), []Gen{arangeGen("4,5", dt), valuesGen("3", tensor.U32, "2 0 2")}
+		return IndexSelect(nil, nil, 0), []Gen{arangeGen("4,5", dt), indexGen("3", "2 0 2", 4)}
 	},
 	Trace: func(run Runner, c *kernels.Call) (*Trace, error) {
 		t, err := traceMover(run, c, "data", false)
@@ -174,7 +174,7 @@ var (
 			return []int{k}, ss
 		},
 		func(dt tensor.DType) (*kernels.Call, []Gen) {
-			return AddCall("index_add", nil, nil, nil, 0), []Gen{valuesGen("4,5", dt, "0"), valuesGen("3", tensor.U32, "0 2 0"), arangeGen("3,5", dt)}
+			return AddCall("index_add", nil, nil, nil, 0), []Gen{valuesGen("4,5", dt, "0"), indexGen("3", "0 2 0", 4), arangeGen("3,5", dt)}
 		},
 		true)
 	scatterAddOp = addOp("scatter_add", "copy of base; out[p, dim←idx[p]] += src[p]",
@@ -219,7 +219,7 @@ var embeddingOp = &Op{
 		return Embedding(TiledTensor(rng, dt, []int{v, d}), TiledIndices(rng, []int{v}, v))
 	},
 	Example: func(_ kernels.Form, dt tensor.DType) (*kernels.Call, []Gen) {
-		return Embedding(nil, nil), []Gen{arangeGen("6,4", dt), valuesGen("3", tensor.U32, "4 1 4")}
+		return Embedding(nil, nil), []Gen{arangeGen("6,4", dt), indexGen("3", "4 1 4", 6)}
 	},
 	Trace: func(run Runner, c *kernels.Call) (*Trace, error) {
 		t, err := traceMover(run, c, "table", false)
@@ -294,7 +294,7 @@ func traceAdd(c *kernels.Call, slices bool) (*Trace, error) {
 	if d < 0 || d >= base.Rank() || src.Rank() != base.Rank() {
 		return nil, kernels.Violatef(op, "dim %d does not fit base of rank %d and src of rank %d", d, base.Rank(), src.Rank())
 	}
-	t := newTrace(op, "shape rule: "+op+" in src flat order", base.Shape, c.Inputs)
+	t := newTrace(op, "the op's shape rule, "+op+" in src flat order", base.Shape, c.Inputs)
 	t.Explain = "scatter_add: a copy of base, then each src element is added where its index sends it along --dim."
 	if slices {
 		t.Explain = "index_add: a copy of base, then src slices are added at the rows the indices name, in src order."

@@ -108,7 +108,7 @@ var padBackwardOp = &Op{
 	Example: func(f kernels.Form, dt tensor.DType) (*kernels.Call, []Gen) {
 		// grad_out of ones: grad_in then shows how many outputs fold into each input.
 		c := &kernels.Call{Op: "pad_backward", Params: kernels.Params{Mode: f.Mode(), Padding: pads2x2, Dim: kernels.NoDim}}
-		return c, []Gen{{Shape: "8,9", DType: dt.String(), Kind: "values", Values: "1"}}
+		return c, []Gen{valuesGen("8,9", dt, "1")}
 	},
 	Trace: tracePadBackward,
 	Symbols: func(c *kernels.Call, out []int, s map[string]float64) {
@@ -246,7 +246,7 @@ func tracePadBackward(run Runner, c *kernels.Call) (*Trace, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := newTrace("pad_backward", "forward "+method+", inverted", inShape, c.Inputs)
+	t := newTrace("pad_backward", "the forward pad's sources, inverted (to find them, "+method+")", inShape, c.Inputs)
 	t.Mode = c.Mode.String()
 	t.Interior = interior(c.Padding, inShape)
 	t.InteriorOn, t.FoldHeat = "in", true

@@ -85,8 +85,13 @@ func FillIndices(rng *rand.Rand, t *tensor.Tensor, bound int) {
 	}
 }
 
+// The generators of the Example cases carry the seed and range "random"
+// takes (RandomRange), so that switching the form's fill to random draws
+// useful values rather than [0, 0]; an index operand's range stays within
+// the axis it indexes (indexGen).
 func arangeGen(shape string, dt tensor.DType) Gen {
-	return Gen{Shape: shape, DType: dt.String(), Kind: "arange"}
+	lo, hi := RandomRange(dt)
+	return Gen{Shape: shape, DType: dt.String(), Kind: "arange", Seed: 1, Lo: lo, Hi: hi}
 }
 
 func randomGen(shape string, dt tensor.DType, lo, hi float64) Gen {
@@ -94,7 +99,15 @@ func randomGen(shape string, dt tensor.DType, lo, hi float64) Gen {
 }
 
 func valuesGen(shape string, dt tensor.DType, values string) Gen {
-	return Gen{Shape: shape, DType: dt.String(), Kind: "values", Values: values}
+	lo, hi := RandomRange(dt)
+	return Gen{Shape: shape, DType: dt.String(), Kind: "values", Values: values, Seed: 1, Lo: lo, Hi: hi}
+}
+
+// indexGen is U32 indices given as values, whose random range is [0, bound).
+func indexGen(shape, values string, bound int) Gen {
+	g := valuesGen(shape, tensor.U32, values)
+	g.Hi = float64(bound - 1)
+	return g
 }
 
 // tileBlock is how many elements of a Sized input are drawn at random; the

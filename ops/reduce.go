@@ -308,7 +308,7 @@ func reduceDimTrace(p pick, arg bool, c *kernels.Call) (*Trace, error) {
 	if d != All {
 		rule = fmt.Sprintf("%s along axis %d (removed)", op, d)
 	}
-	t := newTrace(op, "shape rule: "+rule, outShape, c.Inputs)
+	t := newTrace(op, "the op's shape rule, "+rule, outShape, c.Inputs)
 	t.Reduced = reduced
 	groups := make([][]int, tensor.NumElems(outShape))
 	coord := make([]int, x.Rank())
@@ -370,7 +370,7 @@ func reduceToTrace(p pick, c *kernels.Call) (*Trace, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := newTrace(op, "shape rule: reduce every axis whose target size is 1", c.Shape, c.Inputs)
+	t := newTrace(op, "the op's shape rule, reduce every axis whose target size is 1", c.Shape, c.Inputs)
 	for a := range al {
 		if al[a] == 1 && x.Shape[a] != 1 {
 			t.Reduced = append(t.Reduced, a)
@@ -413,7 +413,7 @@ func traceReduceMaxToBackward(_ Runner, c *kernels.Call) (*Trace, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := newTrace(c.Op, "shape rule: upstream routed to the positions equal to the max (ties share)", x.Shape, c.Inputs)
+	t := newTrace(c.Op, "the op's shape rule, upstream routed to the positions equal to the max (ties share)", x.Shape, c.Inputs)
 	t.Explain = "reduce_max_to_backward: upstream gradient goes to the positions equal to the max of their group (ties share it)."
 	for a := range al {
 		if al[a] == 1 && x.Shape[a] != 1 {

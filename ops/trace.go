@@ -150,7 +150,7 @@ func runOnIndices(run Runner, c *kernels.Call, mover string, fill bool) ([]int, 
 				idx[i] = -2
 			}
 		}
-		return idx, out.Shape, fmt.Sprintf("ran %s on a %s tensor of flat indices", c.Op, dt), nil
+		return idx, out.Shape, fmt.Sprintf("%s ran a second time, on a %s tensor holding each %s cell's own flat index (0, 1, 2, …), so each output cell names the %s cell it copied", c.Op, dt, mover, mover), nil
 	}
 	return nil, nil, "", fmt.Errorf("%s on an index tensor: %s", c.Op, strings.Join(errs, "; "))
 }

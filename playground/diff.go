@@ -18,6 +18,11 @@ type Diff struct {
 	// Mismatch lists the first few differing elements (flat index).
 	Mismatch []Mismatch `json:"mismatch,omitempty"`
 	Summary  string     `json:"summary"`
+	// Verdict says whether both outputs are what the contract allows
+	// (Within), naming the bound (verify.Bound) and the serving kernels'
+	// determinism; empty when the outputs differ in kind.
+	Verdict string `json:"verdict,omitempty"`
+	Within  bool   `json:"within"`
 }
 
 // Mismatch is one differing element.

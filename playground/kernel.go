@@ -32,6 +32,8 @@ type KernelPage struct {
 	// Measured is what the Judge's reports (shipped, or made in this tab)
 	// measured of this kernel.
 	Measured []Measured
+	// LearnPadding: a pad kernel's page links to Learn padding.
+	LearnPadding bool
 }
 
 // BindingView is one registry binding of the kernel.
@@ -71,6 +73,7 @@ func (s *Site) KernelPage(id string, q url.Values) (*KernelPage, error) {
 	k, d := ref.Kernel, ref.Doc
 	p := &KernelPage{K: k, Doc: d, GPU: s.GPU, Lint: s.findings(&id), Home: s.HomeLink()}
 	p.Row = s.row(ref, map[string]int{id: len(p.Lint)})
+	p.LearnPadding = padKernel(p.Row)
 	p.ProseHTML = template.HTML(Markdown(k.Prose))
 	p.Dispatch = template.HTML(inlineCode.ReplaceAllString(template.HTMLEscapeString(s.Eng.DispatchNote(k, d.Provider.Name)), "<code>$1</code>"))
 	for _, b := range s.Eng.Reg.Of(k) {

@@ -187,3 +187,33 @@ func TestTraceNegativeDim(t *testing.T) {
 		t.Errorf("trace %+v (%q): want axis 1 reduced", r.Trace, r.TraceError)
 	}
 }
+
+// Try it and the scripting-API page describe a fill in the same words, from
+// ops.Fills: the API page said fkc.bench's "random" was quarter steps in
+// [-8, 8) while Try it's drew integers in [lo, hi] (by default [0, 0]).
+func TestFillsDescribedOnce(t *testing.T) {
+	s := site(t)
+	p, err := s.KernelPage("fuel-cpu-backend/pad", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kernel, err := Render("kernel", p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	api, err := Render("api", APIPage(1<<28, 1<<28))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range ops.Fills {
+		if f.Form && !strings.Contains(kernel, "<dd>"+f.Help+"</dd>") {
+			t.Errorf("Try it does not describe fill %s as %q", f.Name, f.Help)
+		}
+		if f.Script && !strings.Contains(api, f.Help) {
+			t.Errorf("the API page does not describe fill %s as %q", f.Name, f.Help)
+		}
+	}
+	if strings.Contains(api, "quarter steps") {
+		t.Error("the API page still describes another random fill")
+	}
+}

@@ -76,13 +76,20 @@ func Render(name string, data any) (string, error) {
 type API struct {
 	Ops                         []*ops.Op
 	Flags                       []*ops.Flag
+	Fills                       []ops.FillKind // what a script's input spec may ask for
 	MaxElems, MaxTry, MaxResult string
 }
 
 // APIPage builds the scripting-API page for a tab whose tensors hold at
 // most maxElems elements and whose fkc.run returns at most maxResult bytes.
 func APIPage(maxElems int, maxResult int64) API {
-	return API{Ops: ops.Table, Flags: ops.Flags, MaxElems: fmt.Sprintf("2^%d", log2(maxElems)),
+	var fills []ops.FillKind
+	for _, f := range ops.Fills {
+		if f.Script {
+			fills = append(fills, f)
+		}
+	}
+	return API{Ops: ops.Table, Flags: ops.Flags, Fills: fills, MaxElems: fmt.Sprintf("2^%d", log2(maxElems)),
 		MaxTry: fmt.Sprintf("2^%d", log2(ops.MaxTryElems)), MaxResult: fmtBytes(float64(maxResult))}
 }
 
@@ -121,7 +128,7 @@ func fmtRate(r RunResult) string {
 	if !(us > 0) || us*float64(max(r.Reps, 1)) < r.ResolutionUs {
 		return "too fast to time"
 	}
-	bps := r.BytesMoved / (r.Ms / 1000)
+	bps := r.TensorBytes / (r.Ms / 1000)
 	for _, u := range []struct {
 		name string
 		f    float64

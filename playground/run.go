@@ -3,6 +3,7 @@ package playground
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/fkc-playground/fkc/ops"
 	"github.com/fkc-playground/fkc/registry"
 	"github.com/fkc-playground/fkc/tensor"
+	"github.com/fkc-playground/fkc/verify"
 )
 
 // Clock times a Try-it run: time.Now in the page; a fixed clock in the
@@ -35,6 +37,7 @@ type TryResult struct {
 	Trace      *ops.Trace
 	TraceError string
 	Err        string // the inputs could not be built or the flags parsed
+	ErrField   string // the Try-it field Err is about ("x.shape", "x.seed"), if one
 	OutName    string // the page kernel's output, as its contract names it
 }
 
@@ -49,10 +52,14 @@ type RunResult struct {
 	Resolved               []string // what resolving the call changed: "dim -1 → 1", "indices I64 → U32"
 	Href                   string   // the serving kernel's page
 	Provider, Contract     string
-	BytesMoved, GBps       float64
-	Costs                  []CostValue // the serving kernel's
-	PageCosts              []CostValue // the page kernel's, when another kernel served the run
-	Out                    *tensor.Tensor
+	// TensorBytes (inputs read + output written, engine.TensorBytes) over
+	// the time is GBps, the same figure for the same call on every backend;
+	// BytesMoved is the serving contract's own count, shown beside.
+	TensorBytes, BytesMoved, GBps float64
+	Field                         string      // the Try-it field (a flag, "x.shape") Error is about, if one
+	Costs                         []CostValue // the serving kernel's
+	PageCosts                     []CostValue // the page kernel's, when another kernel served the run
+	Out                           *tensor.Tensor
 }
 
 // CostValue is one cost formula evaluated for a run.
@@ -79,19 +86,25 @@ func (s *Site) Try(row KernelRow, cs ops.Case, backends []string, clock Clock, l
 		t, err := cs.Inputs[n].Make()
 		if err != nil {
 			r.Err = fmt.Sprintf("input %s: %v", n, err)
+			r.ErrField = genField(n, err.Error())
 			return r
 		}
 		r.Inputs[n] = t
 	}
 	call, perr := o.Parse(cs.Flags)
 	for _, b := range backends {
+		var x RunResult
 		if perr != nil {
-			r.Runs = append(r.Runs, failed(b, perr))
-			continue
+			x = failed(b, perr)
+		} else {
+			c := *call
+			c.Inputs = r.Inputs
+			x = s.runOne(row.ID, b, &c, clock, lock)
 		}
-		c := *call
-		c.Inputs = r.Inputs
-		r.Runs = append(r.Runs, s.runOne(row.ID, b, &c, clock, lock))
+		if x.Error != "" {
+			x.Field = errField(o, x.Error)
+		}
+		r.Runs = append(r.Runs, x)
 	}
 	if perr != nil {
 		return r
@@ -105,6 +118,11 @@ func (s *Site) Try(row KernelRow, cs ops.Case, backends []string, clock Clock, l
 	}
 	if len(ok) == 2 {
 		d := Compare(ok[0].Out, ok[1].Out)
+		if a, b := ok[0].Out, ok[1].Out; a.DType == b.DType && slices.Equal(a.Shape, b.Shape) {
+			c := *call
+			c.Inputs = r.Inputs
+			d.Verdict, d.Within = s.verdict(&c, ok)
+		}
 		r.Diff = &d
 	}
 	if len(ok) > 0 && ok[0].Out.NumElems() <= maxDraw {
@@ -128,6 +146,94 @@ func (s *Site) Try(row KernelRow, cs ops.Case, backends []string, clock Clock, l
 		}
 	}
 	return r
+}
+
+// verdict holds each output to the contract as fkc verify does
+// (verify.Compare against the CPU oracle: bit for bit, or the any-order
+// bound) and says so in words, with the bound and the serving kernels'
+// determinism.
+func (s *Site) verdict(c *kernels.Call, runs []RunResult) (string, bool) {
+	var bound string
+	var outside, dets []string
+	for _, x := range runs {
+		m := verify.Contract
+		det := ""
+		if ref, ok := s.Eng.FindKernel(x.KernelID); ok {
+			if s.Eng.OwnOrder(ref.Kernel.EntryPoint) {
+				m = verify.OwnOrder
+			}
+			det = ref.Kernel.Determinism
+		}
+		if det != "" {
+			dets = append(dets, fmt.Sprintf("%s's %s: %s", x.Backend, x.Kernel, det))
+		}
+		b, _ := verify.Bound(c, x.Out.DType, m)
+		if bound == "" {
+			bound = b
+		} else if b != bound {
+			bound += "; " + x.Backend + ": " + b
+		}
+		msg, err := verify.Compare(c, x.Out, m)
+		if err != nil {
+			msg = err.Error()
+		}
+		if msg != "" {
+			outside = append(outside, x.Backend+": "+msg)
+		}
+	}
+	det := ""
+	if len(dets) > 0 {
+		det = " Determinism, as the contracts state it: " + strings.Join(dets, "; ") + "."
+	}
+	if len(outside) > 0 {
+		return "Outside the contract: each output must be " + bound + ". " + strings.Join(outside, "; ") + "." + det, false
+	}
+	return "Within the contract: both outputs are " + bound + "." + det, true
+}
+
+// errField is the Try-it field an op's error is about: a flag the message
+// names (--padding, or "padding has 1 axes …"), else an operand it starts
+// with (its dtype control when it speaks of dtypes, else its shape); ""
+// when it names none. The page marks that field and puts the message
+// beside it.
+func errField(o *ops.Op, msg string) string {
+	msg = strings.TrimPrefix(strings.TrimPrefix(msg, "fkc: "), o.Name+": ")
+	best, at := "", len(msg)
+	for _, u := range o.Flags { // the flag named first: a hint may name another at the end
+		if loc := regexp.MustCompile(`(^|[^\w.-])(--)?` + regexp.QuoteMeta(u.Name) + `\b`).FindStringIndex(msg); loc != nil && loc[0] < at {
+			best, at = u.Name, loc[0]
+		}
+	}
+	if best != "" {
+		return best
+	}
+	for _, in := range o.Inputs {
+		if regexp.MustCompile(`^` + regexp.QuoteMeta(in.Name) + `\b`).MatchString(msg) {
+			if strings.Contains(msg, "dtype") {
+				return in.Name + ".dtype"
+			}
+			return in.Name + ".shape"
+		}
+	}
+	return ""
+}
+
+// genField is the field of input n's generator an error is about.
+func genField(n, msg string) string {
+	for _, k := range []string{"seed", "lo", "hi"} {
+		if strings.HasPrefix(msg, n+" "+k+" ") || strings.HasPrefix(msg, k+" ") {
+			return n + "." + k
+		}
+	}
+	switch {
+	case strings.HasPrefix(msg, "values"):
+		return n + ".values"
+	case strings.HasPrefix(msg, "random") || strings.HasPrefix(msg, "uniform"):
+		return n + ".lo"
+	case strings.Contains(msg, "dtype"):
+		return n + ".dtype"
+	}
+	return n + ".shape"
 }
 
 // failed is a run that could not start, with its error classified.
@@ -223,12 +329,13 @@ func (s *Site) runOne(pageID, backendName string, call *kernels.Call, clock Cloc
 	r.Out = res.Out
 	syms := engine.CostSymbols(res)
 	r.Costs = EvalCosts(res.Binding.Kernel.Cost, syms)
+	r.TensorBytes = engine.TensorBytes(res)
+	if elapsed > 0 {
+		r.GBps = r.TensorBytes / elapsed.Seconds() / 1e9
+	}
 	for _, c := range r.Costs {
 		if c.Name == "bytes_moved" && c.Error == "" {
 			r.BytesMoved = c.Value
-			if elapsed > 0 {
-				r.GBps = c.Value / elapsed.Seconds() / 1e9
-			}
 		}
 	}
 	if onPage && ref.Kernel != res.Binding.Kernel {

@@ -229,7 +229,7 @@ func (f Filter) match(k KernelRow) bool {
 	if op == "" {
 		op = k.OpKind
 	}
-	return (q == "" || strings.Contains(strings.ToLower(strings.Join([]string{k.Name, k.Blurb, k.OpKind, k.EntryPoint, k.Provider, k.Op}, " ")), q)) &&
+	return (q == "" || matchQuery(q, strings.ToLower(strings.Join([]string{k.Name, k.Blurb, k.OpKind, k.EntryPoint, k.Provider, k.Op}, " "))+" "+searchWords(k))) &&
 		(f.Op == "" || op == f.Op) && (f.Backend == "" || k.Backend == f.Backend) &&
 		(f.DType == "" || slices.Contains(k.DTypes, f.DType)) && (f.Det == "" || k.Determinism == f.Det) &&
 		(!f.Registrable || k.Registrable) && (!f.Runnable || k.RunsHere == "cpu" || k.RunsHere == "webgpu")
@@ -248,6 +248,9 @@ type Catalog struct {
 	// Ignored names the filter values (from a link) that match none of
 	// the choices, which the filter then leaves out.
 	Ignored []string
+	// LearnPadding: the search is about padding; the list offers the
+	// Learn padding page first.
+	LearnPadding bool
 }
 
 // ProviderView is one document of the catalog.
@@ -318,6 +321,7 @@ func (s *Site) CatalogPage(f Filter) Catalog {
 		}
 	}
 	c.Lint = s.findings(nil)
+	c.LearnPadding = aboutPadding(f.Q)
 	return c
 }
 

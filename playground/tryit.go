@@ -20,7 +20,7 @@ type TryForm struct {
 	ID, Op, Command string
 	KernelDTypes    []string // the page kernel's first-input dtypes
 	AllDTypes       []string
-	Kinds           []string
+	Fills           []ops.FillKind // the fills the form offers (ops.Fills)
 	Inputs          []InputRow
 	Flags           []FlagField
 	CLI             string
@@ -44,9 +44,6 @@ type FlagField struct {
 	Required, Disabled    bool
 }
 
-// Kinds are the input generators.
-var Kinds = []string{"arange", "random", "uniform", "values"}
-
 // TryForm builds the Try-it panel of a kernel page: the op's default case
 // for the kernel's preferred dtype, overridden by a share link's query.
 func (s *Site) TryForm(row KernelRow, k *contract.Kernel, q url.Values) (*TryForm, error) {
@@ -64,7 +61,12 @@ func (s *Site) TryForm(row KernelRow, k *contract.Kernel, q url.Values) (*TryFor
 			cs.Inputs[n] = DecodeGen(q.Get(n))
 		}
 	}
-	t := &TryForm{ID: row.ID, Op: row.Op, Command: "fkc run " + row.Op, KernelDTypes: row.DTypes, Kinds: Kinds, GPU: s.GPU}
+	t := &TryForm{ID: row.ID, Op: row.Op, Command: "fkc run " + row.Op, KernelDTypes: row.DTypes, GPU: s.GPU}
+	for _, f := range ops.Fills {
+		if f.Form {
+			t.Fills = append(t.Fills, f)
+		}
+	}
 	for _, d := range tensor.All {
 		t.AllDTypes = append(t.AllDTypes, d.String())
 	}
@@ -207,12 +209,15 @@ func EncodeGen(g ops.Gen) string {
 // DecodeGen is the inverse of EncodeGen (missing parts take defaults).
 func DecodeGen(s string) ops.Gen {
 	p := strings.Split(s, "|")
-	g := ops.Gen{DType: "F32", Kind: "arange"}
+	g := ops.Gen{DType: "F32", Kind: "arange", Seed: 1}
 	if len(p) > 0 {
 		g.Shape = p[0]
 	}
 	if len(p) > 1 && p[1] != "" {
 		g.DType = p[1]
+	}
+	if dt, err := tensor.ParseDType(g.DType); err == nil {
+		g.Lo, g.Hi = ops.RandomRange(dt) // a link that names no range
 	}
 	if len(p) > 2 && p[2] != "" {
 		g.Kind = p[2]

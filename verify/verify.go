@@ -170,6 +170,44 @@ func Cells(c *kernels.Call, got *tensor.Tensor, m Match, limit int) (*Diff, erro
 	return done(), nil
 }
 
+// Bound says, in words, what Compare holds a result of the call (output
+// dtype dt) to under match m: bit for bit, or the any-order bound with its
+// unit roundoffs. bitwise reports which.
+func Bound(c *kernels.Call, dt tensor.DType, m Match) (desc string, bitwise bool) {
+	o, err := ops.Of(c)
+	if err != nil {
+		return err.Error(), false
+	}
+	tol := o.Tolerance(o.Variant(&c.Params).Form)
+	if m == Bitwise || (m == Contract && (tol == ops.Bitwise || o.Primary(c).DType == tensor.F64)) {
+		why := "moves data or picks an exact extremum"
+		switch {
+		case tol == ops.Bitwise:
+		case m == Bitwise:
+			why = "is the oracle's own code on the CPU"
+		default:
+			why = "adds F64 in the oracle's order"
+		}
+		return fmt.Sprintf("equal to the CPU oracle's bit for bit (%s %s)", o.Name, why), true
+	}
+	uOut := unitRoundoff[dt]
+	uAcc, acc := math.Max(uOut, unitRoundoff[tensor.F32]), "at least f32"
+	switch {
+	case m == OwnOrder:
+		uAcc, acc = uOut, dt.String()+", in the kernel's own contracted order"
+	case tol == ops.AnyOrderF32:
+		uAcc, acc = unitRoundoff[tensor.F32], "f32"
+	}
+	return fmt.Sprintf("within |got − ref| ≤ m·%s·Σ|terms| + 2·%s·|ref| of the f64 reference, m the terms folded into an element (%s may add in any order, accumulating in %s)",
+		pow2(uAcc), pow2(uOut), o.Name, acc), false
+}
+
+// pow2 writes a unit roundoff as 2^-p.
+func pow2(u float64) string {
+	_, e := math.Frexp(u)
+	return fmt.Sprintf("2^%d", e-1)
+}
+
 // wideOracle runs the oracle on the float inputs widened to f64 and mapped
 // through f (identity, |·|, or constant 1 to count terms).
 func wideOracle(o *ops.Op, c *kernels.Call, f func(float64) float64) (*tensor.Tensor, error) {
@@ -198,6 +236,29 @@ type Report struct{ Passed, Failed, Skipped int }
 // with the CPU oracle. A binding whose implementation says it is not
 // available on this adapter is counted as skipped, with the reason printed.
 func Run(e *engine.Engine, backend engine.Backend, seed int64, cases int, w io.Writer) Report {
+	return RunProgress(e, backend, seed, cases, w, nil)
+}
+
+// RunProgress is Run, calling progress (when not nil) after each binding
+// and variant with how many of them are done, of how many, and the line
+// it wrote: fkc.verify ran 17 s on WebGPU without a word.
+func RunProgress(e *engine.Engine, backend engine.Backend, seed int64, cases int, w io.Writer, progress func(done, total int, line string)) Report {
+	total := 0
+	for _, b := range e.BindingsOn(backend) {
+		for _, v := range e.Exercised(b.Kernel.EntryPoint) {
+			if o, _ := ops.Lookup(v.Op); o.Accepts(b.InputDTypes[0]) {
+				total++
+			}
+		}
+	}
+	done := 0
+	report := func(format string, args ...any) {
+		line := fmt.Sprintf(format, args...)
+		fmt.Fprintln(w, line)
+		if done++; progress != nil {
+			progress(done, total, line)
+		}
+	}
 	var rep Report
 	rng := rand.New(rand.NewSource(seed))
 	for _, b := range e.BindingsOn(backend) {
@@ -248,13 +309,13 @@ func Run(e *engine.Engine, backend engine.Backend, seed int64, cases int, w io.W
 			switch {
 			case skipped != "":
 				rep.Skipped++
-				fmt.Fprintf(w, "SKIP %s: %s\n", name, skipped)
+				report("SKIP %s: %s", name, skipped)
 			case len(fails) > 0:
 				rep.Failed++
-				fmt.Fprintf(w, "FAIL %s: %d/%d cases: %s\n", name, len(fails), cases, fails[0])
+				report("FAIL %s: %d/%d cases: %s", name, len(fails), cases, fails[0])
 			default:
 				rep.Passed++
-				fmt.Fprintf(w, "ok   %s: %d cases\n", name, cases)
+				report("ok   %s: %d cases", name, cases)
 			}
 		}
 	}

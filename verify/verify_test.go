@@ -2,8 +2,10 @@ package verify
 
 import (
 	"math/rand"
+	"strings"
 	"testing"
 
+	"github.com/fkc-playground/fkc/engine"
 	"github.com/fkc-playground/fkc/kernels"
 	"github.com/fkc-playground/fkc/kernels/cpu"
 	"github.com/fkc-playground/fkc/tensor"
@@ -81,5 +83,30 @@ func TestCellsNaNAndOracleBits(t *testing.T) {
 	}
 	if d, err := Cells(mean, want, Contract, 0); err != nil || d != nil {
 		t.Errorf("the oracle's own mean: %+v, %v; want a match", d, err)
+	}
+}
+
+// RunProgress reports each binding as it is done, with the total known
+// from the start, and the same line Run writes.
+func TestRunProgress(t *testing.T) {
+	e, err := engine.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	var lines []string
+	last, total := 0, -1
+	rep := RunProgress(e, engine.CPU, 1, 1, &out, func(done, n int, line string) {
+		if done != last+1 || (total >= 0 && n != total) {
+			t.Fatalf("progress %d of %d after %d of %d", done, n, last, total)
+		}
+		last, total = done, n
+		lines = append(lines, line)
+	})
+	if got := rep.Passed + rep.Failed + rep.Skipped; got == 0 || last != total || total != got {
+		t.Errorf("%d reported, %d done of %d", got, last, total)
+	}
+	if strings.Join(lines, "\n")+"\n" != out.String() {
+		t.Errorf("the progress lines are not the lines written")
 	}
 }

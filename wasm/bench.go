@@ -23,9 +23,8 @@ import (
 type benchInput struct {
 	Shape []int  `json:"shape"`
 	DType string `json:"dtype"`
-	// Fill: a number (every element), "random" (quarter steps in [-8, 8)
-	// for floats; U32 indices need "indices:N", values in [0, N)), or
-	// "arange".
+	// Fill: one of ops.Fills' script fills — a number (every element),
+	// "random", "arange", or "indices:N" (U32 values in [0, N)).
 	Fill json.RawMessage `json:"fill"`
 }
 
@@ -89,7 +88,7 @@ func scriptBench(reqJSON string) (any, error) {
 	return jsonString(map[string]any{
 		"kernel": r.Kernel, "provider": r.Provider, "backend": r.Backend,
 		"median_ms": float64(r.MedianNs) / 1e6, "times_ms": times,
-		"bytes_moved": r.BytesMoved, "gb_per_s": r.GBps, "reps": r.Reps, "settle_runs": r.Settle,
+		"tensor_bytes": r.TensorBytes, "bytes_moved": r.BytesMoved, "gb_per_s": r.GBps, "reps": r.Reps, "settle_runs": r.Settle,
 	})
 }
 
@@ -172,13 +171,21 @@ func planInput(in benchInput) (tensor.DType, func(*rand.Rand, *tensor.Tensor), e
 		return 0, nil, fmt.Errorf("fill %s: want a number, \"random\", \"arange\" or \"indices:N\"", in.Fill)
 	}
 	switch n, isIdx := strings.CutPrefix(word, "indices:"); {
-	case word == "random":
-		return dt, func(rng *rand.Rand, t *tensor.Tensor) { ops.FillRandom(rng, t) }, nil
-	case word == "arange":
-		return dt, func(_ *rand.Rand, t *tensor.Tensor) {
-			for i := 0; i < t.NumElems(); i++ {
-				t.Set(i, float64(i))
+	case word == "random" || word == "arange":
+		// the Try-it form's fills, in its words (ops.Fills): "random" is
+		// integers in RandomRange, its seed drawn from the call's stream
+		lo, hi := ops.RandomRange(dt)
+		g := ops.Gen{Kind: word, Lo: lo, Hi: hi}
+		if word == "arange" {
+			if n := tensor.NumElems(in.Shape); n > 0 { // as Fill checks it, before the allocation
+				if _, err := tensor.FloatScalar(float64(n - 1)).Encode(dt); err != nil {
+					return 0, nil, fmt.Errorf("arange: %v", err)
+				}
 			}
+		}
+		return dt, func(rng *rand.Rand, t *tensor.Tensor) {
+			g.Seed = rng.Uint64()
+			g.Fill(t) // cannot fail: checked above, and RandomRange fits every dtype
 		}, nil
 	case isIdx && dt == tensor.U32:
 		bound, err := strconv.Atoi(n)

@@ -95,7 +95,13 @@ func main() {
 	api.Set("kernels", syncFunc(func([]js.Value) (any, error) { return kernelsJSON() }))
 	api.Set("run", asyncFunc(func(a []js.Value) (any, error) { return scriptRun(arg(a, 0)) }))
 	api.Set("bench", asyncFunc(func(a []js.Value) (any, error) { return scriptBench(arg(a, 0)) }))
-	api.Set("verify", asyncFunc(func(a []js.Value) (any, error) { return scriptVerify(arg(a, 0)) }))
+	api.Set("verify", asyncFunc(func(a []js.Value) (any, error) {
+		var progress js.Value
+		if len(a) > 1 && a[1].Type() == js.TypeFunction {
+			progress = a[1]
+		}
+		return scriptVerify(arg(a, 0), progress)
+	}))
 	api.Set("gpu", asyncFunc(func([]js.Value) (any, error) {
 		<-app.gpuDone
 		return jsonString(app.gpu())

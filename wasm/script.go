@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -76,13 +77,15 @@ func decodeRequest(call, reqJSON, shape string, req any) error {
 // scriptRun is window.fkc.run: the `fkc run` contract for scripts.
 func scriptRun(reqJSON string) (any, error) {
 	var req struct {
-		Op      string            `json:"op"`
-		Backend string            `json:"backend"`
-		Kernel  string            `json:"kernel"` // PROVIDER/NAME; empty: dispatch's choice
-		Flags   []string          `json:"flags"`
-		Inputs  map[string]string `json:"inputs"`
+		Op      string   `json:"op"`
+		Backend string   `json:"backend"`
+		Kernel  string   `json:"kernel"` // PROVIDER/NAME; empty: dispatch's choice
+		Flags   []string `json:"flags"`
+		// Inputs: per operand, a base64 .npy file, or an input spec
+		// {shape, dtype, fill} built in the page as fkc.bench's are.
+		Inputs map[string]json.RawMessage `json:"inputs"`
 	}
-	if err := decodeRequest("run", reqJSON, "{op, backend, kernel, flags, inputs}", &req); err != nil {
+	if err := decodeRequest("run", reqJSON, "{op, backend, kernel, flags, inputs: {name: base64 .npy or {shape, dtype, fill}}}", &req); err != nil {
 		return nil, surfaceError(err)
 	}
 	backend, err := checkBackend(req.Backend)
@@ -103,7 +106,19 @@ func scriptRun(reqJSON string) (any, error) {
 	}
 	call.Inputs = map[string]*tensor.Tensor{}
 	anyBF16 := false
-	for name, b64 := range req.Inputs {
+	specs := map[string]benchInput{}
+	for name, in := range req.Inputs {
+		var b64 string
+		if err := json.Unmarshal(in, &b64); err != nil {
+			var spec benchInput
+			dec := json.NewDecoder(bytes.NewReader(in))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&spec); err != nil {
+				return nil, surfaceError(kernels.Usagef("run: input %s is neither a base64 .npy string nor an input spec {shape, dtype, fill}: %s", name, strings.TrimPrefix(err.Error(), "json: ")))
+			}
+			specs[name] = spec
+			continue
+		}
 		raw, err := base64.StdEncoding.DecodeString(b64)
 		if err != nil {
 			return nil, surfaceError(fmt.Errorf("input %s: not base64: %v", name, err))
@@ -114,6 +129,15 @@ func scriptRun(reqJSON string) (any, error) {
 		}
 		anyBF16 = anyBF16 || t.DType == tensor.BF16
 		call.Inputs[name] = t
+	}
+	if len(specs) > 0 {
+		built, err := buildInputs(specs)
+		if err != nil {
+			return nil, surfaceError(err)
+		}
+		for name, t := range built {
+			call.Inputs[name] = t
+		}
 	}
 	if asBF16 && !anyBF16 {
 		return nil, surfaceError(kernels.Usagef("--dtype bf16 reads <u2 .npy inputs as bf16, but no input of this call is a <u2 file"))

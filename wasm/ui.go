@@ -26,6 +26,7 @@ type page struct {
 	slices playground.Slices
 	runs   []string // the backends of the last run (for the share link)
 	seq    int      // bumped per run: a late run does not overwrite a newer one
+	ran    string   // the Try-it form as the shown run read it (formKey)
 }
 
 var doc = js.Global().Get("document")
@@ -318,6 +319,7 @@ func tryInput(e uiEvent) {
 	values := e.Form
 	if strings.HasSuffix(e.Name, ".dtype") && e.Type == "change" {
 		first := strings.TrimSuffix(e.Name, ".dtype")
+		followRange(form, values, first)
 		rows := jsArray(form.Call("querySelectorAll", ".inrow"))
 		if len(rows) > 0 && rows[0].Get("dataset").Get("input").String() == first {
 			for _, r := range rows[1:] {
@@ -325,11 +327,92 @@ func tryInput(e uiEvent) {
 				if sel.Truthy() && !sel.Get("dataset").Get("fixed").Truthy() {
 					sel.Set("value", e.Form[e.Name])
 					values[sel.Get("name").String()] = e.Form[e.Name]
+					followRange(form, values, r.Get("dataset").Get("input").String())
 				}
 			}
 		}
 	}
 	setText("cli", playground.CLILine(playground.FromForm(row, values), row.Backend))
+	markStale(app.page.last != nil && formKey(values) != app.page.ran)
+}
+
+// followRange moves input in's random range to its new dtype's default
+// (ops.RandomRange) when it is still some dtype's default: F32's [-9, 9]
+// would not fit a U8 input switched to.
+func followRange(form js.Value, values map[string]string, in string) {
+	dt, err := tensor.ParseDType(values[in+".dtype"])
+	if err != nil {
+		return
+	}
+	lo, hi := form.Call("querySelector", `[name="`+in+`.lo"]`), form.Call("querySelector", `[name="`+in+`.hi"]`)
+	if !lo.Truthy() || !hi.Truthy() {
+		return
+	}
+	for _, d := range tensor.All {
+		l, h := ops.RandomRange(d)
+		if values[in+".lo"] == strconv.FormatFloat(l, 'g', -1, 64) && values[in+".hi"] == strconv.FormatFloat(h, 'g', -1, 64) {
+			l, h = ops.RandomRange(dt)
+			values[in+".lo"], values[in+".hi"] = strconv.FormatFloat(l, 'g', -1, 64), strconv.FormatFloat(h, 'g', -1, 64)
+			lo.Set("value", values[in+".lo"])
+			hi.Set("value", values[in+".hi"])
+			return
+		}
+	}
+}
+
+// markFields marks each Try-it field an error is about (aria-invalid) and
+// puts the message beside it, described by it; nil clears every mark. The
+// message sat under the buttons, away from the field to fix.
+func markFields(fields map[string]string) {
+	for _, el := range jsArray(doc.Call("querySelectorAll", "form.tryform .field-err")) {
+		el.Call("remove")
+	}
+	for _, el := range jsArray(doc.Call("querySelectorAll", `form.tryform [aria-invalid="true"]`)) {
+		el.Call("removeAttribute", "aria-invalid")
+		el.Call("removeAttribute", "aria-describedby")
+	}
+	for name, msg := range fields {
+		el := doc.Call("querySelector", `form.tryform [name="`+name+`"]`)
+		if !el.Truthy() {
+			continue
+		}
+		id := "err-" + strings.NewReplacer(".", "-", " ", "-").Replace(name)
+		el.Call("setAttribute", "aria-invalid", "true")
+		el.Call("setAttribute", "aria-describedby", id)
+		note := doc.Call("createElement", "span")
+		note.Set("className", "field-err")
+		note.Set("id", id)
+		note.Set("textContent", msg)
+		at := el
+		if l := el.Call("closest", "label"); l.Truthy() {
+			at = l
+		}
+		at.Call("after", note)
+	}
+}
+
+// formKey is the Try-it case a form's values make, as its share query.
+func formKey(values map[string]string) string {
+	return playground.ShareQuery(playground.FromForm(app.page.row, values), nil)
+}
+
+// staleNote is what a result shown for other inputs than the form's says.
+const staleNote = "Stale — the form changed since this run; press Run (or Enter in a field) to update the result."
+
+// markStale dims the shown run (its results, picture and the cost values
+// evaluated for it) and says so, or clears that: a changed padding or mode
+// left the old grid and its explanation looking current. A form changed
+// back to what ran is current again.
+func markStale(stale bool) {
+	for _, sel := range []string{"#results", "#visual", "#cost-table"} {
+		if el := doc.Call("querySelector", sel); el.Truthy() {
+			el.Get("classList").Call("toggle", "stale", stale)
+		}
+	}
+	if el := byID("stale"); el.Truthy() && el.Get("hidden").Bool() == stale {
+		el.Set("hidden", !stale)
+		el.Set("textContent", map[bool]string{true: staleNote}[stale])
+	}
 }
 
 // afterPaint parks the calling goroutine until the browser has drawn a
@@ -384,6 +467,9 @@ func runTry(cs ops.Case, backends []string) {
 	}
 	app.page.seq++
 	seq, row, path, site := app.page.seq, app.page.row, app.page.path, app.pageSite()
+	markStale(false)
+	markFields(nil)
+	ran := formKey(formOf("form.tryform"))
 	setHTML("results", `<div class="muted">running…</div>`)
 	for _, b := range jsArray(doc.Call("querySelectorAll", "form.tryform button")) {
 		b.Get("classList").Call("add", "busy")
@@ -397,12 +483,26 @@ func runTry(cs ops.Case, backends []string) {
 	for _, b := range jsArray(doc.Call("querySelectorAll", "form.tryform button")) {
 		b.Get("classList").Call("remove", "busy")
 	}
-	app.page.last, app.page.slices, app.page.runs = r, playground.Slices{}, backends
+	app.page.last, app.page.slices, app.page.runs, app.page.ran = r, playground.Slices{}, backends, ran
+	if f := doc.Call("querySelector", "form.tryform"); f.Truthy() {
+		f.Get("dataset").Set("last", strings.Join(backends, ","))
+		markStale(formKey(formOf("form.tryform")) != ran) // the form may have changed while it ran
+	}
 	html, err := playground.Render("results", r)
 	if err != nil {
 		html = htmlEscape(err.Error())
 	}
 	setHTML("results", html)
+	fields := map[string]string{}
+	if r.Err != "" && r.ErrField != "" {
+		fields[r.ErrField] = "fkc: " + r.Err
+	}
+	for _, x := range r.Runs {
+		if x.Error != "" && x.Field != "" && fields[x.Field] == "" {
+			fields[x.Field] = x.Error
+		}
+	}
+	markFields(fields)
 	vis := ""
 	if v := r.Visual(nil); v != nil {
 		if vis, err = playground.Render("visual", v); err != nil {

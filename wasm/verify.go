@@ -4,6 +4,7 @@ package main
 
 import (
 	"strings"
+	"syscall/js"
 
 	"github.com/fkc-playground/fkc/kernels"
 	"github.com/fkc-playground/fkc/verify"
@@ -13,8 +14,9 @@ import (
 // binding of a backend on random valid calls against the CPU oracle. On
 // webgpu it also compiles every pipeline those calls reach with the
 // browser's own WGSL compiler, whose checks (uniformity among them) are
-// stricter than wgpu-native's.
-func scriptVerify(reqJSON string) (any, error) {
+// stricter than wgpu-native's. progress, when a function, is called after
+// each binding with {done, total, line}.
+func scriptVerify(reqJSON string, progress js.Value) (any, error) {
 	// Absent fields take the defaults (cases 3, seed 1 as fkc verify's);
 	// a seed of 0 is a seed like any other, as on the command line.
 	var req struct {
@@ -43,7 +45,13 @@ func scriptVerify(reqJSON string) (any, error) {
 	}
 	var out strings.Builder
 	app.mu.Lock()
-	rep := verify.Run(app.eng, backend, seed, cases, &out)
+	var report func(done, total int, line string)
+	if progress.Type() == js.TypeFunction {
+		report = func(done, total int, line string) {
+			progress.Invoke(map[string]any{"done": done, "total": total, "line": line})
+		}
+	}
+	rep := verify.RunProgress(app.eng, backend, seed, cases, &out, report)
 	app.mu.Unlock()
 	return jsonString(map[string]any{
 		"passed":  rep.Passed,

@@ -6,12 +6,12 @@
 // Scripting API (same contract as `fkc run`, SPEC §5):
 //   await fkc.ready
 //   fkc.kernels()  → [{name, provider, backend, op_kind, registrable, dtypes}]
-//   await fkc.run({op, backend: "cpu"|"webgpu", flags: [...], inputs: {name: base64 .npy}, kernel})
+//   await fkc.run({op, backend: "cpu"|"webgpu", flags: [...], inputs: {name: base64 .npy | {shape, dtype, fill}}, kernel})
 //                  → {kernel, provider, resolved, npy}   (rejects with Error("fkc: …"))
 //                  resolved: what the call's resolving changed, e.g. ["dim -1 → 1", "indices I64 → U32"]
 //   await fkc.bench({op, backend, flags, inputs: {name: {shape, dtype, fill}}, reps})
 //                  → {kernel, median_ms, times_ms, bytes_moved, gb_per_s}
-//   await fkc.verify({backend, cases, seed})
+//   await fkc.verify({backend, cases, seed, onProgress})
 //                  → {passed, failed, skipped, lines}   (`fkc verify` in the tab)
 "use strict";
 
@@ -44,9 +44,24 @@
       await ready;
       return JSON.parse(await callAsync("bench", request("bench", req)));
     },
+    // onProgress (optional) is called after each binding with
+    // {done, total, line}; the window also gets an "fkc-verify-progress"
+    // event with the same detail.
     async verify(req) {
       await ready;
-      return JSON.parse(await callAsync("verify", request("verify", req)));
+      let onProgress = null;
+      if (req && typeof req === "object" && "onProgress" in req) {
+        if (typeof req.onProgress !== "function") throw new Error("fkc: verify: onProgress is not a function");
+        onProgress = req.onProgress;
+        req = Object.assign({}, req);
+        delete req.onProgress;
+      }
+      const progress = (p) => {
+        const detail = { done: p.done, total: p.total, line: p.line };
+        window.dispatchEvent(new CustomEvent("fkc-verify-progress", { detail }));
+        if (onProgress) onProgress(detail);
+      };
+      return JSON.parse(await callAsync("verify", request("verify", req), progress));
     },
     gpu() { return Object.assign({}, gpu); },
   };
@@ -115,6 +130,7 @@
 
   async function boot() {
     const tm = window.fkc.timing;
+    watchOverflow();
     // The catalog is in the page already (drawn at build time); another
     // page's URL waits for Go to draw it.
     const main = document.getElementById("main");
@@ -181,7 +197,7 @@
     }, true);
   }
   document.addEventListener("toggle", (e) => { if (e.target.dataset && e.target.dataset.action) forward("toggle", e.target); }, true);
-  document.addEventListener("submit", (e) => e.preventDefault());
+  document.addEventListener("submit", (e) => { if (e.target.getAttribute("method") !== "dialog") e.preventDefault(); });
   // A file dropped on a [data-drop] element goes to the file input it names
   // (Go reads it from there, as if chosen).
   const dropInput = (e) => { const el = e.target.closest && e.target.closest("[data-drop]"); return el && document.getElementById(el.dataset.drop); };
@@ -229,6 +245,46 @@
     const cols = (grid.style.gridTemplateColumns.match(/repeat\((\d+)/) || [0, cells.length])[1] | 0;
     const to = cells[step === "up" ? at - cols : step === "down" ? at + cols : at + step];
     if (to) { e.preventDefault(); c.tabIndex = -1; to.tabIndex = 0; to.focus(); }
+  });
+
+  // ---------- grids wider than their box ----------
+  // A grid's box is marked .overflows when it scrolls sideways, which shows
+  // its scroll hint (narrow screens): checked when grids are drawn and on resize.
+  const markOverflow = () => document.querySelectorAll(".gbody").forEach((b) => b.classList.toggle("overflows", b.scrollWidth > b.clientWidth + 1));
+  let overflowQueued = false;
+  const queueOverflow = () => { if (!overflowQueued) { overflowQueued = true; requestAnimationFrame(() => { overflowQueued = false; markOverflow(); }); } };
+  const watchOverflow = () => { // once the page is parsed (this script loads async)
+    new MutationObserver(queueOverflow).observe(document.getElementById("main"), { childList: true, subtree: true });
+    window.addEventListener("resize", queueOverflow);
+  };
+
+  // ---------- keys ----------
+  // "/" focuses the catalog's search (from any page), Enter in a Try-it
+  // field runs it again on the backends of the last run, "?" opens the list
+  // of keys (#keys, in index.html).
+  const typing = (el) => el && (el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName));
+  document.addEventListener("keydown", (e) => {
+    if (e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented) return;
+    const form = e.target.closest && e.target.closest("form.tryform");
+    if (e.key === "Enter" && form && e.target.tagName === "INPUT") {
+      e.preventDefault();
+      const last = form.dataset.last || "cpu";
+      const b = form.querySelector(`button[data-backends="${last}"]:not([disabled])`) || form.querySelector("#run-cpu");
+      if (b) b.click();
+      return;
+    }
+    if (typing(e.target)) return;
+    if (e.key === "/") {
+      e.preventDefault();
+      const q = () => document.querySelector('form.filters input[name="q"]');
+      if (q()) { q().focus(); return; }
+      location.hash = "#/";
+      const wait = (n) => { if (q()) q().focus(); else if (n > 0) setTimeout(() => wait(n - 1), 50); };
+      wait(100);
+    } else if (e.key === "?") {
+      const d = document.getElementById("keys");
+      if (d && !d.open) { e.preventDefault(); d.showModal(); }
+    }
   });
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", boot);
