@@ -615,6 +615,10 @@ func TestCatalogRunsHere(t *testing.T) {
 			if got != want {
 				t.Errorf("%s (CPU): runs-here column %q, want %q", id, got, want)
 			}
+		case !r.Kernel.Registrable: // describe-only (the kernel lab's interface): nothing runs it
+			if got != "docs only" {
+				t.Errorf("%s (describe-only): runs-here column %q, want docs only", id, got)
+			}
 		case strings.HasSuffix(r.Kernel.Name, "_f64") && strings.HasPrefix(r.Kernel.Name, "pad_backward_"):
 			if got != "WebGPU: not on this adapter" && got != "▶ WebGPU" {
 				t.Errorf("%s: runs-here column %q", id, got)

@@ -96,9 +96,13 @@ cases = [
     ("pad constant f32[8,3,512,512] pad 2", "F.pad constant", lambda: F.pad(x, (2, 2, 2, 2), mode="constant")),
     ("pad reflect f32[8,3,512,512] pad 2", "F.pad reflect", lambda: F.pad(x, (2, 2, 2, 2), mode="reflect")),
     ("pad replicate f32[8,3,512,512] pad 2", "F.pad replicate", lambda: F.pad(x, (2, 2, 2, 2), mode="replicate")),
+    ("pad circular f32[8,3,512,512] pad 2", "F.pad circular", lambda: F.pad(x, (2, 2, 2, 2), mode="circular")),
+    # torch has no symmetric mode; reflect is its nearest
     ("pad constant f32[4096,4096] pad 3", "F.pad constant", lambda: F.pad(m, (3, 3, 3, 3), mode="constant")),
     ("pad_backward reflect f32[8,3,516,516] pad 2", "aten.reflection_pad2d_backward",
      lambda: torch.ops.aten.reflection_pad2d_backward(g, x, [2, 2, 2, 2])),
+    ("pad_backward replicate f32[8,3,516,516] pad 2", "aten.replication_pad2d_backward",
+     lambda: torch.ops.aten.replication_pad2d_backward(g, x, [2, 2, 2, 2])),
     ("sum_all f32[64Mi]", "torch.sum", lambda: torch.sum(big)),
     ("sum_dim 1 f32[4096,4096]", "torch.sum(dim=1)", lambda: torch.sum(m, 1)),
     ("max_dim 1 f32[4096,4096]", "torch.amax(dim=1)", lambda: torch.amax(m, 1)),
