@@ -34,15 +34,22 @@ fn x_bits(e: u32) -> vec2<u32> {
 // Circular's and symmetric's source on an axis of n >= 1 elements, any j:
 //   circular:  j mod n
 //   symmetric: m = j mod 2n; m < n ? m : 2n - 1 - m   (the edge repeats)
+// The remainder is taken in u32 (a negative j is brought into range
+// first): the H200's Vulkan driver gave wrong sources for i32 % of a
+// negative j where lavapipe did not.
 fn wrap_src(j: i32, n: i32) -> i32 {
-    if (P.op == 3u) {
-        return ((j % n) + n) % n;
+    var period = u32(n);                      // circular
+    if (P.op == 4u) {
+        period = 2u * u32(n);                 // symmetric
     }
-    let m = ((j % (2 * n)) + 2 * n) % (2 * n);
-    if (m < n) {
-        return m;
+    var m = u32(abs(j)) % period;
+    if (j < 0 && m != 0u) {
+        m = period - m;
     }
-    return 2 * n - 1 - m;
+    if (P.op == 3u || m < u32(n)) {
+        return i32(m);
+    }
+    return 2 * n - 1 - i32(m);
 }
 
 // The bits of output element o.
