@@ -79,8 +79,8 @@ const chainSettle = 2
 // backend. The wall time is the whole run; the device time the chain's
 // submission to its control words mapped (ChainEach: the sum over its
 // calls, each end to end), the kernel time the GPU's own for the chain's
-// compute pass (the sum over the calls, one by one). bytes_moved is the
-// sum of the calls' contract formulas.
+// compute pass (the sum over the calls, one by one). The tensor bytes (of
+// which the GB/s) and bytes_moved are the sums over the calls.
 func MeasureChain(e *engine.Engine, b engine.Backend, cc ChainCase, mode string, reps int) Result {
 	r := Result{Case: chainName(cc, mode), Reps: reps}
 	if reps < 1 {
@@ -118,6 +118,7 @@ func MeasureChain(e *engine.Engine, b engine.Backend, cc ChainCase, mode string,
 				v = append(v, res.Out)
 				if first {
 					r.BytesMoved += bytesMoved(res)
+					r.TensorBytes += engine.TensorBytes(res)
 					kerns, provs = append(kerns, res.Kernel), append(provs, res.Provider)
 				}
 			}
@@ -144,6 +145,7 @@ func MeasureChain(e *engine.Engine, b engine.Backend, cc ChainCase, mode string,
 				v = append(v, res.Out)
 				if first {
 					r.BytesMoved += bytesMoved(res)
+					r.TensorBytes += engine.TensorBytes(res)
 					kerns, provs = append(kerns, res.Kernel), append(provs, res.Provider)
 				}
 			}
@@ -194,9 +196,9 @@ func MeasureChain(e *engine.Engine, b engine.Backend, cc ChainCase, mode string,
 	for _, t := range times {
 		r.TimesNs = append(r.TimesNs, t.Nanoseconds())
 	}
-	r.MedianNs, r.GBps = rate(times, r.BytesMoved)
-	r.DeviceNs, r.DeviceGBps = rate(devs, r.BytesMoved)
-	r.KernelNs, r.KernelGBps = rate(ks, r.BytesMoved)
+	r.MedianNs, r.GBps = rate(times, r.TensorBytes)
+	r.DeviceNs, r.DeviceGBps = rate(devs, r.TensorBytes)
+	r.KernelNs, r.KernelGBps = rate(ks, r.TensorBytes)
 	return r
 }
 

@@ -560,15 +560,19 @@ func TensorBytes(r *Result) float64 {
 	if r.Call != nil {
 		for _, t := range r.Call.Inputs {
 			if t != nil {
-				n += float64(len(t.Data))
+				n += bytesOf(t)
 			}
 		}
 	}
 	if r.Out != nil {
-		n += float64(len(r.Out.Data))
+		n += bytesOf(r.Out)
 	}
 	return n
 }
+
+// bytesOf is a tensor's bytes, wherever they are (a device tensor's Data
+// is nil).
+func bytesOf(t *tensor.Tensor) float64 { return float64(t.NumElems() * t.DType.Size()) }
 
 // BytesMoved evaluates the served kernel's bytes_moved formula.
 func BytesMoved(r *Result) (float64, error) {

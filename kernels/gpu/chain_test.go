@@ -222,6 +222,9 @@ func TestRunOnDeviceTensors(t *testing.T) {
 		t.Fatalf("the result of a call on a device tensor: %v, served by %q", res.Out, res.ServedBy())
 	}
 	bitwise(t, "pad on the device", host(t, "pad", res.Out), want.Out)
+	if got, w := engine.TensorBytes(res), engine.TensorBytes(want); got != w {
+		t.Errorf("tensor bytes of a call on the device: %v, want %v", got, w)
+	}
 	out := tensor.New(tensor.F32, want.Out.Shape)
 	if _, err := eng.RunInto(engine.Vulkan, call(dx), out); err != nil {
 		t.Fatal(err)
