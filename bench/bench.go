@@ -275,7 +275,8 @@ func rate(ts []time.Duration, bytes float64) (int64, float64) {
 	return med, bytes / float64(med)
 }
 
-// Run times each standard case whose name starts with filter.
+// Run times each standard case whose name starts with filter, and on a GPU
+// each chain case in every mode (ChainModes).
 func Run(e *engine.Engine, b engine.Backend, reps int, filter string) []Result {
 	var out []Result
 	rng := rand.New(rand.NewSource(1))
@@ -288,6 +289,17 @@ func Run(e *engine.Engine, b engine.Backend, reps int, filter string) []Result {
 		}
 		out = append(out, Measure(e, b, bc.Name, bc.Kernel, bc.Build(rng), reps))
 	}
+	if b == engine.CPU || b == "" {
+		return out // a chain keeps its tensors on a GPU
+	}
+	for _, cc := range ChainCases {
+		if !strings.HasPrefix(cc.Name, filter) {
+			continue
+		}
+		for _, mode := range ChainModes {
+			out = append(out, MeasureChain(e, b, cc, mode, reps))
+		}
+	}
 	return out
 }
 
@@ -296,6 +308,9 @@ func Names() []string {
 	n := make([]string, len(Cases))
 	for i, c := range Cases {
 		n[i] = c.Name
+	}
+	for _, c := range ChainCases {
+		n = append(n, c.Name)
 	}
 	return n
 }

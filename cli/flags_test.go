@@ -35,6 +35,7 @@ func TestFlagErrorsOneForm(t *testing.T) {
 		{[]string{"bench", "--json", "false"}, 2, `bench: unexpected argument "false" (--json takes no value: --json=false sets it)`},
 		{[]string{"bench", "--reps", "x"}, 2, `bench: --reps "x": want a whole number from 1 to 1000`},
 		{[]string{"bench", "--op"}, 2, "bench: --op needs a value (PREFIX)"},
+		{[]string{"bench", "--op", "chain"}, 2, `bench: --op "chain" matches only chain cases, which run on a GPU (--backend vulkan)`},
 		{[]string{"judge", "--budget", "5"}, 2, `judge: --budget "5": want a duration such as 60s or 2m`},
 		{[]string{"judge", "--json=maybe"}, 2, `judge: --json "maybe": want true or false`},
 		{[]string{"judge", "--kernel", "pad"}, 2, `judge: --kernel "pad": want PROVIDER/NAME`},

@@ -76,6 +76,9 @@ func benchCmd(args []string, stdout, stderr io.Writer, cfg Config) int {
 		eng.SteadyClocks(benchSteadyClocks)
 	}
 	res := bench.Run(eng, b, int(reps), *op)
+	if len(res) == 0 {
+		return fail(stderr, kernels.Usagef("bench: --op %q matches only chain cases, which run on a GPU (--backend vulkan)", *op))
+	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")

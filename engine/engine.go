@@ -479,12 +479,24 @@ func (e *Engine) linked(b *registry.Binding) error {
 	return fmt.Errorf("%s: entry_point %s is not linked to an implementation in this build", b.Kernel.Name, b.Kernel.EntryPoint)
 }
 
-// runChecked runs binding b on a checked call.
+// runChecked runs binding b on a checked call. A call with an input on the
+// GPU (tensor.OnStorage: gpu.Device.Upload, a chain's result) runs there
+// as a chain of one, and its result stays there too — unless the call has
+// an output tensor in Go memory (RunInto), which receives it.
 func (e *Engine) runChecked(b *registry.Binding, ck *checked) (res *Result, err error) {
 	if err := e.linked(b); err != nil {
 		return nil, err
 	}
-	l, o, c := e.links[b.Kernel.EntryPoint], ck.op, ck.call
+	if b.Backend != CPU.Contract() && onDevice(ck.call) {
+		return e.runOnDevice(b, ck)
+	}
+	return e.runLink(b, ck, e.links[b.Kernel.EntryPoint])
+}
+
+// runLink runs a checked call on one linked implementation (runChecked, a
+// chain's).
+func (e *Engine) runLink(b *registry.Binding, ck *checked, l kernels.Link) (res *Result, err error) {
+	o, c := ck.op, ck.call
 	if v := o.Variant(&c.Params); !slices.Contains(l.Serves, v) && !slices.Contains(l.Runs, v) {
 		return nil, kernels.Violatef(c.Op, "kernel %s does not run %s: it serves %s", b.Kernel.Name, ops.Command(v), strings.Join(commands(l.Exercised()), ", "))
 	}
@@ -548,15 +560,19 @@ func TensorBytes(r *Result) float64 {
 	if r.Call != nil {
 		for _, t := range r.Call.Inputs {
 			if t != nil {
-				n += float64(len(t.Data))
+				n += bytesOf(t)
 			}
 		}
 	}
 	if r.Out != nil {
-		n += float64(len(r.Out.Data))
+		n += bytesOf(r.Out)
 	}
 	return n
 }
+
+// bytesOf is a tensor's bytes, wherever they are (a device tensor's Data
+// is nil).
+func bytesOf(t *tensor.Tensor) float64 { return float64(t.NumElems() * t.DType.Size()) }
 
 // BytesMoved evaluates the served kernel's bytes_moved formula.
 func BytesMoved(r *Result) (float64, error) {

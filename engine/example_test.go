@@ -77,3 +77,38 @@ func Example_vulkan() {
 	fmt.Println(res.Out.F32())
 	// Output: [1 1 2 3 3 4 4 5 6 6]
 }
+
+// A chain keeps its results on the GPU: pad, sum along the rows, argmax,
+// recorded into one submission; each result is the next call's input in
+// place, and only what is asked for is read back. (Without an adapter the
+// same calls run one by one on the CPU and print the same.)
+func Example_chain() {
+	eng, _ := engine.New()
+	x := f32s([]int{2, 4}, 1, 5, 2, 0, 3, 1, 4, 4)
+	pad := func(x *tensor.Tensor) *kernels.Call {
+		return ops.Pad(x, kernels.Reflect, kernels.Pad{}, kernels.Pad{Before: 1, After: 1})
+	}
+	dev, err := gpu.OpenNative()
+	if err != nil {
+		p, _ := eng.Run(engine.CPU, pad(x))
+		s, _ := eng.Run(engine.CPU, ops.Sum(p.Out, 1))
+		a, _ := eng.Run(engine.CPU, ops.ArgMax(s.Out, 0))
+		fmt.Println(s.Out.F32(), a.Out.U32())
+		return
+	}
+	defer dev.Close()
+	eng.Attach(dev)
+	dx, _ := dev.Upload(x) // the one transfer in
+	defer dx.Release()
+	ch, _ := eng.Chain(engine.Vulkan)
+	p, _ := ch.Run(pad(dx))
+	s, _ := ch.Run(ops.Sum(p.Out, 1))
+	a, _ := ch.Run(ops.ArgMax(s.Out, 0))
+	if err := ch.Submit(); err != nil { // one submission; an error names its call
+		panic(err)
+	}
+	sums, _ := s.Out.Host()
+	arg, _ := a.Out.Host()
+	fmt.Println(sums.F32(), arg.U32())
+	// Output: [15 17] [1]
+}

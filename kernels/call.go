@@ -191,3 +191,13 @@ func padForms(keep func(*PadMode) bool) []Form {
 	}
 	return fs
 }
+
+// Recording is a batch of calls that a device records into one submission
+// (kernels/gpu.Device.Record): its links run a call by recording it, and
+// the result stays in the device's memory (tensor.OnStorage); Submit runs
+// the batch and reports the first call that failed; Discard drops it.
+type Recording interface {
+	Links() []Link
+	Submit() error
+	Discard()
+}

@@ -27,7 +27,9 @@ var (
 // is present, its dtype is one the contract lists (nil dtypes = any valid
 // dtype, for the byte-agnostic movers), its shape is valid and its buffer
 // holds exactly NumElems*Size bytes (contiguous, offset 0), so that no
-// kernel can read out of bounds.
+// kernel can read out of bounds. A tensor on a device passes on its dtype
+// and shape while its bytes can be read; a host kernel refuses it
+// (CheckHost).
 func CheckOperand(op, operand string, t *tensor.Tensor, dtypes []tensor.DType) error {
 	if t == nil {
 		return Violatef(op, "%s is missing", operand)
@@ -41,8 +43,32 @@ func CheckOperand(op, operand string, t *tensor.Tensor, dtypes []tensor.DType) e
 	if err := tensor.CheckShape(t.Shape); err != nil {
 		return Violatef(op, "%s: %v", operand, err)
 	}
+	if s := t.Storage(); s != nil {
+		// on a device: its kernels bind the buffer (kernels/gpu), which
+		// holds the shape's bytes by construction
+		if t.Released() {
+			return Usagef("%s: %s: %v", op, operand, tensor.ErrReleased)
+		}
+		if err := s.Err(); err != nil {
+			return Usagef("%s: %s %s on %s: %v", op, operand, t, s, err)
+		}
+		return nil
+	}
 	if want := tensor.NumElems(t.Shape) * t.DType.Size(); len(t.Data) != want {
 		return Violatef(op, "%s %s holds %d bytes, want %d (contract: contiguous, offset 0)", operand, t, len(t.Data), want)
+	}
+	return nil
+}
+
+// CheckHost refuses an operand whose bytes are not in Go memory (a tensor
+// on a GPU, tensor.OnStorage) for a kernel that reads them on the host:
+// the CPU kernels, whose validation (CheckOperand) takes device tensors as
+// the shape rules do.
+func CheckHost(op string, operands ...*tensor.Tensor) error {
+	for _, t := range operands {
+		if s := t.Storage(); s != nil {
+			return Usagef("%s: an operand %s is on %s: the CPU kernels read Go memory (copy it back with Tensor.Host, or run the call on that device's backend)", op, t, s)
+		}
 	}
 	return nil
 }

@@ -63,6 +63,11 @@ func (o *Op) Resolve(c *kernels.Call) (*kernels.Call, []string, error) {
 		if err := kernels.CheckOperand(o.Name, in.Name, t, kernels.ConvertedIndexDTypes); err != nil {
 			return nil, nil, err
 		}
+		if s := t.Storage(); s != nil {
+			// converting reads the values on the host
+			return nil, nil, kernels.Violatef(o.Name, "%s %s is on %s: only U32 indices are read in place there (contract: %s dtypes %s); convert them before the upload",
+				in.Name, t, s, in.Name, kernels.FormatDTypes(kernels.IndexDTypes))
+		}
 		convert = append(convert, in)
 	}
 	if len(convert) == 0 {

@@ -10,10 +10,19 @@ object per line (case, torch_ms, what) that a table can be joined from.
 
 Index dtypes: torch gathers/scatters with int64 indices (its native index
 type; gather/scatter_add require it); fkc uses u32 indices.
+
+Then the chains of `fkc bench --op chain` (each call on the result of the
+one before), two ways: tensors already on the GPU (the ops, then a
+synchronize; wall and CUDA-event times), and from NumPy to NumPy
+(torch.from_numpy(x).cuda() for every input, the ops, .cpu().numpy() of the
+last result; wall time). --chains runs only those; --device cpu runs them on
+the CPU (no events, no graphs), to check the script where there is no GPU.
 """
 import json
 import sys
+import time
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 
@@ -75,9 +84,79 @@ def idx(bound, *shape):
     return torch.randint(0, bound, shape, device=dev, dtype=torch.int64)
 
 
-dev = torch.device("cuda")
+def wall(fn, reps=20):
+    """Median wall time of fn, the device's queue drained after each run."""
+    for _ in range(3):
+        fn()
+    sync()
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        sync()
+        times.append((time.perf_counter() - t0) * 1e3)
+    times.sort()
+    return times[len(times) // 2]
+
+
+def sync():
+    if dev.type == "cuda":
+        torch.cuda.synchronize()
+
+
+def arg(name, default):
+    return sys.argv[sys.argv.index(name) + 1] if name in sys.argv else default
+
+
+dev = torch.device(arg("--device", "cuda"))
 as_json = "--json" in sys.argv
-print("torch", torch.__version__, torch.cuda.get_device_name(0), flush=True)
+only_chains = "--chains" in sys.argv or dev.type != "cuda"
+print("torch", torch.__version__, torch.cuda.get_device_name(0) if dev.type == "cuda" else dev, flush=True)
+
+
+def chains():
+    """The chain cases, tensors on the device and NumPy to NumPy."""
+    def np_vals(*shape):
+        return (np.random.randint(-32, 32, shape).astype(np.float32) / 4)
+
+    def np_idx(bound, *shape):
+        return np.random.randint(0, bound, shape).astype(np.int64)
+
+    cx = np_vals(8, 3, 512, 512)
+    gm, gsrc = np_vals(4096, 4096), np_vals(4096, 4096)
+    ggi, gai = np_idx(4096, 4096, 4096), np_idx(4096, 4096)
+
+    def pad_sum_argmax(x):
+        return torch.argmax(torch.sum(F.pad(x, (2, 2, 2, 2), mode="reflect"), 3), 2)
+
+    def gather_index_add(data, gi, base, ai):
+        return base.index_add(1, ai, torch.gather(data, 1, gi))
+
+    cases = [
+        ("chain pad reflect 2 > sum dim 3 > argmax dim 2 f32[8,3,512,512]", "F.pad > torch.sum > torch.argmax",
+         pad_sum_argmax, [cx]),
+        ("chain gather dim 1 > index_add dim 1 f32[4096,4096]", "torch.gather > Tensor.index_add",
+         gather_index_add, [gm, ggi, gsrc, gai]),
+    ]
+    for name, what, fn, inputs in cases:
+        on_dev = [torch.from_numpy(a).to(dev) for a in inputs]
+        ms_dev = wall(lambda: fn(*on_dev))
+        ev = timed(lambda: fn(*on_dev)) if dev.type == "cuda" else None
+        ms_host = wall(lambda: fn(*[torch.from_numpy(a).to(dev) for a in inputs]).cpu().numpy())
+        evs = f", {ev:.4f} ms between CUDA events" if ev is not None else ""
+        print(f"{name + ' (on device)':70s} {what:36s} {ms_dev:.4f} ms wall{evs}", flush=True)
+        print(f"{name + ' (host to host)':70s} {what:36s} {ms_host:.4f} ms wall, NumPy to NumPy", flush=True)
+        if as_json:
+            print(json.dumps({"case": name + " (on device)", "torch_ms": ms_dev, "torch_event_ms": ev, "what": what, "device": str(dev)}), flush=True)
+            print(json.dumps({"case": name + " (host to host)", "torch_ms": ms_host, "what": what + ", from_numpy(x).cuda() ... .cpu().numpy()", "device": str(dev)}), flush=True)
+        del on_dev
+        if dev.type == "cuda":
+            torch.cuda.empty_cache()
+
+
+if only_chains:
+    chains()
+    sys.exit(0)
 
 x = vals(8, 3, 512, 512)
 g = vals(8, 3, 516, 516)
@@ -125,3 +204,4 @@ for name, what, fn in cases:
     print(f"{name:44s} {what:32s} {ms:.4f} ms a launch, {gms:.4f} back to back{extra}", flush=True)
     if as_json:
         print(json.dumps({"case": name, "torch_ms": ms, "torch_graph_ms": gms, "what": what}), flush=True)
+chains()

@@ -31,13 +31,18 @@ var ErrReleased = errors.New("the tensor was released (Tensor.Release): its stor
 // same size, as sync.Pool does for objects: after it t holds no data, and
 // a call that takes t as an input or an output refuses it (ErrReleased).
 // A slice of t.Data (or a typed view, t.F32()) kept from before is not
-// t's any more and may change under it. Releasing twice is an error.
+// t's any more and may change under it. Releasing twice is an error. A
+// tensor on a storage (a GPU's) gives its device memory back.
 func (t *Tensor) Release() error {
 	if t == nil {
 		return errors.New("release: no tensor (nil)")
 	}
 	if t.released {
 		return errors.New("release: the tensor was released already")
+	}
+	if t.store != nil {
+		t.released = true
+		return t.store.Release()
 	}
 	b := t.Data
 	t.Data, t.released = nil, true

@@ -15,13 +15,17 @@ import (
 
 // Tensor is a contiguous, row-major, offset-0 array: the only layout any
 // contract here accepts. Data always holds exactly NumElems()*DType.Size()
-// bytes, little-endian, and is 8-byte aligned so typed views are safe.
+// bytes, little-endian, and is 8-byte aligned so typed views are safe —
+// except for a tensor whose bytes are on a device (OnStorage): its Data is
+// nil, and only that device's kernels read it in place.
 type Tensor struct {
 	DType DType
 	Shape []int
 	Data  []byte
 	// released is set by Release: the storage went back for reuse.
 	released bool
+	// store, when set, holds the bytes instead of Data (OnStorage).
+	store Storage
 }
 
 // Check reports whether t is a tensor as the type's comment says: a dtype
@@ -35,6 +39,9 @@ func (t *Tensor) Check() error {
 	}
 	if t.released {
 		return ErrReleased
+	}
+	if t.store != nil {
+		return t.errOnStorage()
 	}
 	if NpyDescr(t.DType) == "" {
 		return fmt.Errorf("dtype %v is not one of the tensor dtypes", t.DType)
@@ -174,7 +181,8 @@ func view[T any](b []byte, size int) []T {
 }
 
 // Typed views share memory with Data. They panic on a dtype mismatch, an
-// internal invariant (kernels are dispatched on the dtype).
+// internal invariant (kernels are dispatched on the dtype), and for a
+// tensor on a device, whose Data is nil.
 func (t *Tensor) F32() []float32 { t.must(F32); return view[float32](t.Data, 4) }
 func (t *Tensor) F64() []float64 { t.must(F64); return view[float64](t.Data, 8) }
 func (t *Tensor) U32() []uint32  { t.must(U32); return view[uint32](t.Data, 4) }
@@ -183,6 +191,7 @@ func (t *Tensor) I64() []int64   { t.must(I64); return view[int64](t.Data, 8) }
 
 // U16 views 2-byte elements (F16, BF16, I16) as raw bit patterns.
 func (t *Tensor) U16() []uint16 {
+	t.onHost("U16")
 	if t.DType.Size() != 2 {
 		panic(fmt.Sprintf("tensor: U16 view of %s", t.DType))
 	}
@@ -190,8 +199,17 @@ func (t *Tensor) U16() []uint16 {
 }
 
 func (t *Tensor) must(d DType) {
+	t.onHost(d.String())
 	if t.DType != d {
 		panic(fmt.Sprintf("tensor: %s view of %s tensor", d, t.DType))
+	}
+}
+
+// onHost panics for a view of a tensor whose bytes are on a device: an
+// empty view would read as a tensor of no elements.
+func (t *Tensor) onHost(view string) {
+	if t.store != nil {
+		panic(fmt.Sprintf("tensor: %s view of %s on %s: copy it back first (Tensor.Host)", view, t, t.store))
 	}
 }
 

@@ -59,6 +59,9 @@ func IndexSelectRef(data, indices *tensor.Tensor, dim int) (*tensor.Tensor, erro
 
 func indexSelectSetup(data, indices *tensor.Tensor, dim int, into ...*tensor.Tensor) (*tensor.Tensor, error) {
 	shape, err := kernels.IndexSelectShape(data, indices, dim)
+	if err == nil {
+		err = kernels.CheckHost("index_select", data, indices)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -80,6 +83,9 @@ func indexSelectSetup(data, indices *tensor.Tensor, dim int, into ...*tensor.Ten
 // first one in flat order, as the reference does.
 func Gather(data, indices *tensor.Tensor, dim int, into ...*tensor.Tensor) (*tensor.Tensor, error) {
 	shape, err := kernels.GatherShape(data, indices, dim)
+	if err == nil {
+		err = kernels.CheckHost("gather", data, indices)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -219,6 +225,9 @@ func GatherRef(data, indices *tensor.Tensor, dim int) (*tensor.Tensor, error) {
 
 func gatherSetup(data, indices *tensor.Tensor, dim int) (*tensor.Tensor, error) {
 	shape, err := kernels.GatherShape(data, indices, dim)
+	if err == nil {
+		err = kernels.CheckHost("gather", data, indices)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -234,6 +243,9 @@ func gatherSetup(data, indices *tensor.Tensor, dim int) (*tensor.Tensor, error) 
 // the [len(ids), D] output is table[ids[i]], copied whole.
 func Embedding(table, ids *tensor.Tensor, into ...*tensor.Tensor) (*tensor.Tensor, error) {
 	shape, err := kernels.EmbeddingShape(table, ids)
+	if err == nil {
+		err = kernels.CheckHost("embedding", table, ids)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -431,6 +443,9 @@ func indexAddCheck(base, indices, src *tensor.Tensor, dim int) error {
 	if err := kernels.CheckIndexAdd(base, indices, src, dim); err != nil {
 		return err
 	}
+	if err := kernels.CheckHost("index_add", base, indices, src); err != nil {
+		return err
+	}
 	return kernels.CheckIndices("index_add", "indices", indices, base.Shape[dim], "base.shape[dim]")
 }
 
@@ -448,6 +463,9 @@ func indexAddCheck(base, indices, src *tensor.Tensor, dim int) error {
 // kernels.CheckIndices reports the first one in flat order.
 func ScatterAdd(base, indices, src *tensor.Tensor, dim int, into ...*tensor.Tensor) (*tensor.Tensor, error) {
 	if err := kernels.CheckScatterAdd(base, indices, src, dim); err != nil {
+		return nil, err
+	}
+	if err := kernels.CheckHost("scatter_add", base, indices, src); err != nil {
 		return nil, err
 	}
 	out, err := output(into, base.DType, base.Shape)
@@ -602,6 +620,9 @@ func ScatterAddRef(base, indices, src *tensor.Tensor, dim int) (*tensor.Tensor, 
 
 func scatterAddSetup(base, indices, src *tensor.Tensor, dim int) (*tensor.Tensor, error) {
 	if err := kernels.CheckScatterAdd(base, indices, src, dim); err != nil {
+		return nil, err
+	}
+	if err := kernels.CheckHost("scatter_add", base, indices, src); err != nil {
 		return nil, err
 	}
 	if err := scatterIndexCheck(base, indices, dim); err != nil {

@@ -18,6 +18,9 @@ func MaskedFill(x, mask *tensor.Tensor, fill []byte, into ...*tensor.Tensor) (*t
 	if err := kernels.CheckMaskedFill(x, mask, fill); err != nil {
 		return nil, err
 	}
+	if err := kernels.CheckHost("masked_fill", x, mask); err != nil {
+		return nil, err
+	}
 	// Element views are native-endian over little-endian data (the hosts
 	// and WASM are little-endian); the fill is decoded the same way.
 	out, err := output(into, x.DType, x.Shape)

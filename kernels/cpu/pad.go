@@ -225,6 +225,9 @@ func PadRef(x *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad, fill []byte
 // padSetup validates a forward pad before any work and allocates the output.
 func padSetup(x *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad, fill []byte) (*tensor.Tensor, error) {
 	shape, err := kernels.PadShape(x, mode, pads, fill)
+	if err == nil {
+		err = kernels.CheckHost("pad", x)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -394,7 +397,11 @@ outer:
 }
 
 func padBackwardSetup(g *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad) ([]int, error) {
-	return kernels.PadBackwardShape(g, mode, pads, kernels.FloatDTypes)
+	shape, err := kernels.PadBackwardShape(g, mode, pads, kernels.FloatDTypes)
+	if err == nil {
+		err = kernels.CheckHost("pad_backward", g)
+	}
+	return shape, err
 }
 
 // widenAt reads element i of a float tensor exactly as f64.

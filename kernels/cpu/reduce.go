@@ -145,7 +145,10 @@ func countAs(dt tensor.DType, n int) float64 {
 }
 
 func checkFloatX(op string, x *tensor.Tensor) error {
-	return kernels.CheckOperand(op, "x", x, kernels.FloatDTypes)
+	if err := kernels.CheckOperand(op, "x", x, kernels.FloatDTypes); err != nil {
+		return err
+	}
+	return kernels.CheckHost(op, x)
 }
 
 // ---- reductions to a scalar ----
@@ -749,6 +752,9 @@ func (p *projector) next() {
 // upstream must have exactly the target shape and x's dtype.
 func ReduceMaxToBackward(x, upstream *tensor.Tensor, target []int) (*tensor.Tensor, error) {
 	al, err := kernels.ReduceMaxToBackwardShape(x, upstream, target)
+	if err == nil {
+		err = kernels.CheckHost("reduce_max_to_backward", x, upstream)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -46,6 +46,9 @@ func sumAllBlocked(x *tensor.Tensor, ref bool) (*tensor.Tensor, error) {
 	if err := kernels.CheckOperand("sum_all_blocked", "x", x, kernels.FloatDTypes); err != nil {
 		return nil, err
 	}
+	if err := kernels.CheckHost("sum_all_blocked", x); err != nil {
+		return nil, err
+	}
 	return apply(x, []int{},
 		func(in, out []float32, rnd func(float32) float32) {
 			if ref {

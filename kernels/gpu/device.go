@@ -86,13 +86,28 @@ func (a AdapterInfo) String() string {
 
 // Device is an open GPU device with its pipeline cache. Methods are safe
 // for concurrent use (they serialise on the device).
+//
+// The state lives in a core shared with the recording views of the
+// device's chains (chain.go): a view is a Device whose rec is set, with a
+// lock of its own, so that a kernel method called on it records into the
+// chain instead of running; the chain holds the device's lock meanwhile.
 type Device struct {
+	mu sync.Mutex
+	// rec: the chain this view records into (nil: the device itself).
+	rec *chain
+	*core
+}
+
+// core is a device's state (see Device).
+type core struct {
+	// self is the device itself (rec nil), for work a view must not
+	// record (reading a tensor back while a chain records).
+	self  *Device
 	dev   *wgpu.Device
 	queue *wgpu.Queue
 	info  AdapterInfo
 	plat  platform
 
-	mu         sync.Mutex
 	pipes      map[string]*pipe
 	labPipes   []*pipe              // the lab's user modules, least recently used first (lab.go)
 	padTabs    map[string]padTabled // pad_backward's tables by call shape (padTables)
@@ -150,6 +165,11 @@ type Device struct {
 	// more than a second old, keep the GPU busy this long first.
 	steady   time.Duration
 	lastWarm time.Time
+
+	// tmu guards the state of the device's tensors (Tensor) and live, the
+	// tensors whose buffers Close destroys. Taken after mu, never before.
+	tmu  sync.Mutex
+	live map[*Tensor]struct{}
 }
 
 // SetSteadyClocks makes every later call that comes more than a second
@@ -340,6 +360,7 @@ func (d *Device) Close() {
 		p.layout.Release()
 	}
 	d.labPipes = nil
+	d.dropTensors()
 	d.drainPool()
 	d.plat.release(d)
 }

@@ -136,7 +136,8 @@ func OpenBrowser() (*Device, error) {
 		return nil, fmt.Errorf("WebGPU requestDevice failed: %s", jsString(dv))
 	}
 	wd := wgpu.NewDevice(dv)
-	d := &Device{dev: &wd, mapTimeout: defaultMapTimeout, plat: platform{js: dv}, poolCap: browserPoolMB << 20, poolIdle: browserPoolIdle}
+	d := &Device{core: &core{dev: &wd, mapTimeout: defaultMapTimeout, plat: platform{js: dv}, poolCap: browserPoolMB << 20, poolIdle: browserPoolIdle}}
+	d.self = d
 	d.queue = d.dev.GetQueue()
 	// device.lost resolves once; record it so later calls fail cleanly.
 	var onLost js.Func

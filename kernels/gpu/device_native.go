@@ -301,8 +301,9 @@ func OpenNative() (*Device, error) {
 	req.MaxComputeInvocationsPerWorkgroup = lim.MaxComputeInvocationsPerWorkgroup
 	req.MaxComputeWorkgroupSizeX = lim.MaxComputeWorkgroupSizeX
 	req.MaxComputeWorkgroupsPerDimension = lim.MaxComputeWorkgroupsPerDimension
-	d := &Device{mapTimeout: defaultMapTimeout, repeat: clampRepeat(envInt("FKC_KERNEL_REPEAT", 1)),
-		steady: time.Duration(envInt("FKC_STEADY_CLOCKS_MS", 0)) * time.Millisecond}
+	d := &Device{core: &core{mapTimeout: defaultMapTimeout, repeat: clampRepeat(envInt("FKC_KERNEL_REPEAT", 1)),
+		steady: time.Duration(envInt("FKC_STEADY_CLOCKS_MS", 0)) * time.Millisecond}}
+	d.self = d
 	dev, err := ad.RequestDevice(&wgpu.DeviceDescriptor{
 		Label:            "fkc",
 		RequiredFeatures: want,

@@ -129,8 +129,8 @@ func (d *Device) runIndex(c *indexCall) (*tensor.Tensor, error) {
 	}
 	j := d.begin(c.op)
 	params := j.words("params", c.indexParams(n, nIdx))
-	data := j.input("data", c.data.Data)
-	idx := j.input("indices", c.idx.Data)
+	data := j.operand("data", c.data)
+	idx := j.operand("indices", c.idx)
 	dst := j.outputTensor("out", out)
 	flag := j.output("index_error", 4, []byte{0xff, 0xff, 0xff, 0xff}, false)
 	if n == 0 {
@@ -152,13 +152,21 @@ func (d *Device) runIndex(c *indexCall) (*tensor.Tensor, error) {
 
 // finish runs the job and turns the GPU's error word (the first bad index
 // position, or all ones) into the CPU path's IndexOutOfRange error.
+// In a chain the word is checked when the chain has run.
 func (c *indexCall) finish(j *job, flag *outBuf, out *tensor.Tensor) (*tensor.Tensor, error) {
+	j.after(func() error {
+		pos := getU32(flag.data)
+		if pos == 0xffffffff {
+			return nil
+		}
+		iv := j.hostU32(c.operand, c.idx)
+		if int(pos) >= len(iv) {
+			return kernels.Violatef(c.op, "%s at flat position %d is out of range (contract: %s < %s = %d); its value could not be read back: %v", c.operand, pos, c.operand, c.limit, c.bound, j.err)
+		}
+		return kernels.IndexOutOfRange(c.op, c.operand, c.idx.Shape, int(pos), int64(iv[pos]), c.bound, c.limit)
+	})
 	if err := j.run(); err != nil {
 		return nil, err
-	}
-	if pos := getU32(flag.data); pos != 0xffffffff {
-		v := c.idx.U32()[pos]
-		return nil, kernels.IndexOutOfRange(c.op, c.operand, c.idx.Shape, int(pos), int64(v), c.bound, c.limit)
 	}
 	return out, nil
 }
@@ -198,8 +206,8 @@ func (d *Device) selectRows(c *indexCall, out *tensor.Tensor, R int) (*tensor.Te
 	}
 	j := d.begin(c.op)
 	params := j.words("params", []uint32{uint32(units), uint32(R), uint32(c.length), uint32(c.bound)})
-	idx := j.input("indices", c.idx.Data)
-	data := j.input("data", c.data.Data)
+	idx := j.operand("indices", c.idx)
+	data := j.operand("data", c.data)
 	dst := j.outputTensor("out", out)
 	flag := j.output("index_error", 4, []byte{0xff, 0xff, 0xff, 0xff}, false)
 	j.dispatch(p, groupsFor((uint64(units)+uint64(selectUnits)-1)/uint64(selectUnits)), params, idx, data, dst.buf, flag.buf)

@@ -159,9 +159,9 @@ func (d *Device) runAdd(c *indexCall) (*tensor.Tensor, error) {
 	}
 	p := c.indexParams(n, nIdx)
 	j := d.begin(c.op)
-	data := j.input("data", c.data.Data)
-	idx := j.input("indices", c.idx.Data)
-	src := j.input("src", c.src.Data)
+	data := j.operand("data", c.data)
+	idx := j.operand("indices", c.idx)
+	src := j.operand("src", c.src)
 	dst := j.outputTensor("out", out)
 	flag := j.output("index_error", 4, []byte{0xff, 0xff, 0xff, 0xff}, false)
 	if entry == "scatter_add_seq" {
@@ -188,11 +188,17 @@ func (d *Device) runAdd(c *indexCall) (*tensor.Tensor, error) {
 		return c.finish(j, flag, out)
 	}
 	j.dispatch(pchk, groupsFor(uint64(nIdx)), j.words("params", p), data, idx, dst.buf, flag.buf)
+	// the tables are built on the host from the index values (a device
+	// tensor's are read back once)
+	iv := j.hostU32("indices", c.idx)
+	if iv == nil && nIdx > 0 {
+		return c.finish(j, flag, out)
+	}
 	var off, order []uint32
 	if scatter {
-		off, order = bucketsByTarget(c.idx.U32(), c.src.Shape, c.a, c.dim, c.bound)
+		off, order = bucketsByTarget(iv, c.src.Shape, c.a, c.dim, c.bound)
 	} else {
-		off, order = bucketsByIndex(c.idx.U32(), c.bound)
+		off, order = bucketsByIndex(iv, c.bound)
 	}
 	kidx := j.words("bucket_order", order)
 	units := (n + per - 1) / per

@@ -37,6 +37,19 @@ type job struct {
 	// reps, when set, is how many times the passes run (a lab bench),
 	// whatever the device's SetKernelRepeat says.
 	reps int
+	// ch: the chain this job records into (the device is a recording
+	// view, Device.rec): run() adds it there instead of submitting.
+	ch *chain
+	// afters are the host's checks of the call's results (an index error
+	// word), run once its outputs are back: at the end of run(), or of
+	// the chain's submission.
+	afters []func() error
+	// reads: the device tensors the call binds; made: those it writes
+	// (a chain's outputs, Tensor).
+	reads, made []*Tensor
+	// quiet: a transfer (Read, Upload), which leaves the device's clocks
+	// of its last call as they were.
+	quiet bool
 }
 
 // pass is one recorded compute dispatch, encoded by run().
@@ -55,6 +68,9 @@ type buffer struct {
 	capacity uint64
 	usage    wgpu.BufferUsage
 	pooledAt uint64 // when it was last returned to the pool (Device.poolSeq)
+	// offset: where a view of another buffer (a device tensor's payload,
+	// Tensor.view) starts; a view is in no job's bufs and never pooled.
+	offset uint64
 }
 
 // outBuf is a buffer whose contents come back to the host. Guarded buffers
@@ -76,17 +92,30 @@ type outBuf struct {
 	mapping any
 }
 
-// begin starts a kernel call. Call with d.mu held.
+// begin starts a kernel call. Call with d.mu held. On a chain's
+// recording view the call joins the chain's command encoder.
 func (d *Device) begin(op string) *job {
-	if d.steady > 0 && time.Since(d.lastWarm) > time.Second && op != "warm_clocks" {
+	if d.rec == nil && d.steady > 0 && time.Since(d.lastWarm) > time.Second && op != "warm_clocks" {
 		d.warm(d.steady) // best effort: a failure shows in the call itself
 	}
-	j := &job{d: d, op: op, t0: time.Now()}
+	return d.start(op, false)
+}
+
+// transfer starts a job that moves a device tensor's bytes (Read, Upload):
+// no warm-up, and the clocks of the last call stay as they were.
+func (d *Device) transfer(op string) *job { return d.self.start(op, true) }
+
+func (d *Device) start(op string, quiet bool) *job {
+	j := &job{d: d, op: op, t0: time.Now(), ch: d.rec, quiet: quiet}
 	if err := d.lostErr(); err != nil {
 		j.err = err
 		return j
 	}
 	d.plat.pushScopes(d)
+	if j.ch != nil {
+		j.enc, j.err = j.ch.encoder()
+		return j
+	}
 	enc, err := d.dev.CreateCommandEncoder(&wgpu.CommandEncoderDescriptor{Label: op})
 	if err != nil {
 		j.err = fmt.Errorf("gpu: %s: command encoder: %v", op, err)
@@ -197,6 +226,15 @@ func (j *job) filled(what string, size uint64, usage wgpu.BufferUsage, zero bool
 	return b
 }
 
+// guards is the guard words at each end of the call's outputs: GUARD in
+// its pipelines (Device.pipeline), larger for a chain's device tensors.
+func (j *job) guards() int {
+	if j.ch != nil {
+		return devGuardWords
+	}
+	return guardWords
+}
+
 // input uploads read-only data (zero-padded to whole words).
 func (j *job) input(what string, data []byte) *buffer {
 	return j.filled(what, inBytes(len(data)), wgpu.BufferUsageStorage|wgpu.BufferUsageCopyDst, false, region{0, data})
@@ -236,6 +274,9 @@ func (j *job) output(what string, payload int, init []byte, guarded bool) *outBu
 // device runs the call, then receives the payload straight from the
 // mapping.
 func (j *job) outputTensor(what string, t *tensor.Tensor) *outBuf {
+	if j.ch != nil {
+		return j.residentOutput(what, t)
+	}
 	o := j.output(what, tensor.NumElems(t.Shape)*t.DType.Size(), nil, true)
 	o.result = t
 	return o
@@ -249,6 +290,11 @@ func (j *job) accumulator(what string, payload int, guarded bool) *outBuf {
 }
 
 func (j *job) outputInit(what string, payload int, init []byte, guarded, zero bool) *outBuf {
+	if guarded && j.ch != nil {
+		// a chain's results are device tensors (residentOutput); a guarded
+		// buffer the host reads back has no place in one
+		j.fail("gpu: %s: its %s is read back as it is made, which a chain cannot do (run the call on its own)", j.op, what)
+	}
 	words := max(1, round4(payload)/4)
 	g := 0
 	if guarded {
@@ -355,7 +401,7 @@ func (j *job) dispatch(p *pipe, groups uint64, bufs ...*buffer) {
 			j.fail("gpu: %s: internal: nil buffer for binding %d of %s", j.op, i, p.name)
 			return
 		}
-		entries[i] = wgpu.BindGroupEntry{Binding: uint32(i), Buffer: b.b, Offset: 0, Size: b.size}
+		entries[i] = wgpu.BindGroupEntry{Binding: uint32(i), Buffer: b.b, Offset: b.offset, Size: b.size}
 	}
 	bg, err := j.d.dev.CreateBindGroup(&wgpu.BindGroupDescriptor{Label: p.name, Layout: p.layout, Entries: entries})
 	if err != nil {
@@ -400,7 +446,12 @@ func (j *job) encodePasses() int {
 
 // run submits the job, waits for every output to come back, checks guards
 // and releases everything. It returns the first error of the whole call.
+// A job of a chain is added to the chain instead (chain.add): its outputs
+// stay on the device and its checks wait for the chain's submission.
 func (j *job) run() error {
+	if j.ch != nil {
+		return j.ch.add(j)
+	}
 	d := j.d
 	defer func() {
 		if d.wedged {
@@ -420,13 +471,20 @@ func (j *job) run() error {
 		}
 		return j.err
 	}
-	d.lastKernel = 0
+	if !j.quiet {
+		d.lastKernel = 0
+	}
 	if j.err != nil {
 		d.plat.popScopes(d)
 		return j.err
 	}
-	reps := j.encodePasses()
-	stamps := d.plat.stampEnd(j)
+	// A transfer has no passes: nothing to time (and no stamp to resolve
+	// that was never written).
+	reps, stamps := 1, (*outBuf)(nil)
+	if len(j.passes) > 0 {
+		reps = j.encodePasses()
+		stamps = d.plat.stampEnd(j)
+	}
 	for _, o := range j.outs {
 		if j.err != nil {
 			break
@@ -435,7 +493,7 @@ func (j *job) run() error {
 		if o.stage == nil {
 			break
 		}
-		if err := j.enc.CopyBufferToBuffer(o.buf.b, 0, o.stage.b, 0, o.size); err != nil {
+		if err := j.enc.CopyBufferToBuffer(o.buf.b, o.buf.offset, o.stage.b, 0, o.size); err != nil {
 			j.fail("gpu: %s: copy to readback: %v", j.op, err)
 		}
 	}
@@ -451,7 +509,9 @@ func (j *job) run() error {
 	if !j.submitted.IsZero() {
 		t0 = j.submitted // the device has been busy since the first upload
 	}
-	d.lastSetup = t0.Sub(j.t0)
+	if !j.quiet {
+		d.lastSetup = t0.Sub(j.t0)
+	}
 	d.queue.Submit(cmd)
 	cmd.Release()
 	for _, o := range j.outs {
@@ -468,16 +528,29 @@ func (j *job) run() error {
 		return fmt.Errorf("gpu: %s: %v", j.op, err)
 	}
 	err = d.plat.readBack(d, j)
-	d.last = time.Since(t0)
+	if !j.quiet {
+		d.last = time.Since(t0)
+	}
 	if err != nil {
 		return fmt.Errorf("gpu: %s: %v", j.op, err)
 	}
 	if err := d.lostErr(); err != nil {
 		return fmt.Errorf("gpu: %s: %v", j.op, err)
 	}
-	d.lastKernel = d.plat.kernelTime(stamps) / time.Duration(reps)
+	if !j.quiet {
+		d.lastKernel = d.plat.kernelTime(stamps) / time.Duration(reps)
+	}
+	for _, f := range j.afters {
+		if err := f(); err != nil {
+			return err
+		}
+	}
 	return nil
 }
+
+// after adds a check of the call's results, run once they are back
+// (index.go: the error word).
+func (j *job) after(f func() error) { j.afters = append(j.afters, f) }
 
 // mapped is a staging buffer's bytes as read back: natively the mapped
 // range itself (goBytes); in the browser the mapped ArrayBuffer, copied
@@ -497,8 +570,11 @@ func (m goBytes) copyInto(dst []byte, off int) { pcopy(dst, m[off:off+len(dst)])
 // payload to o.into (or a new slice) as o.data.
 func (j *job) take(o *outBuf, m mapped) error {
 	if !o.guarded {
-		o.data = make([]byte, o.payload)
-		m.copyInto(o.data, 0)
+		if o.into == nil {
+			o.into = make([]byte, o.payload)
+		}
+		m.copyInto(o.into[:o.payload], 0)
+		o.data = o.into
 		return nil
 	}
 	for k, v := range m.read(0, 4*guardWords) {

@@ -205,7 +205,7 @@ func (d *Device) Pad(x *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad, fi
 		params = j.words("params", []uint32{uint32(nOut), uint32(x.Rank()), lo, hi})
 		sb = j.words("shape_buf", shapeBuf(x.Shape, outShape, pads))
 	}
-	src := j.input("input", x.Data)
+	src := j.operand("input", x)
 	out := &tensor.Tensor{DType: x.DType, Shape: outShape}
 	dst := j.outputTensor("out", out)
 	j.dispatch(p, groupsFor((elemWords(nOut, eb)+per-1)/per), params, sb, src, dst.buf)
@@ -274,7 +274,7 @@ func (d *Device) PadBackward(gradOut *tensor.Tensor, mode kernels.Mode, pads []k
 		j := d.begin(name)
 		params := j.words("params", []uint32{uint32(nIn), uint32(len(inShape)), 0, 0})
 		sb := j.words("shape_buf", shapeBuf(inShape, gradOut.Shape, pads))
-		src := j.input("grad_out", gradOut.Data)
+		src := j.operand("grad_out", gradOut)
 		dst := j.outputTensor("grad_in", gin)
 		j.dispatch(p, groupsFor(elemWords(nIn, eb)), params, sb, src, dst.buf)
 		if err := j.run(); err != nil {
@@ -294,7 +294,7 @@ func (d *Device) PadBackward(gradOut *tensor.Tensor, mode kernels.Mode, pads []k
 	j := d.begin(name)
 	params := j.words("params", []uint32{uint32(nOut), uint32(len(inShape))})
 	sb := j.words("shape_buf", shapeBuf(inShape, gradOut.Shape, pads))
-	src := j.input("grad_out", gradOut.Data)
+	src := j.operand("grad_out", gradOut)
 	gin.Data = tensor.New(dt, inShape).Data
 	dst := j.accumulator("grad_in", len(gin.Data), true) // zero-filled: the kernel only accumulates
 	dst.into = gin.Data
@@ -342,8 +342,8 @@ func (d *Device) MaskedFill(x, mask *tensor.Tensor, fill []byte) (*tensor.Tensor
 	}
 	j := d.begin(name)
 	params := j.words("params", []uint32{uint32(n), lo, hi})
-	src := j.input("input", x.Data)
-	m := j.input("mask", mask.Data)
+	src := j.operand("input", x)
+	m := j.operand("mask", mask)
 	dst := j.outputTensor("out", out)
 	j.dispatch(p, groupsFor(elemWords(n, eb)), params, src, m, dst.buf)
 	if err := j.run(); err != nil {

@@ -411,7 +411,7 @@ func (d *Device) PadBackwardGather(gradOut *tensor.Tensor, mode kernels.Mode, pa
 	}
 	j := d.begin(PadBackwardGatherKernel)
 	tab := j.words("pad_tables", tw)
-	src := j.input("grad_out", gradOut.Data)
+	src := j.operand("grad_out", gradOut)
 	gin := &tensor.Tensor{DType: dt, Shape: inShape}
 	dst := j.outputTensor("grad_in", gin)
 	state := j.scratch("state", int(stateBytes))

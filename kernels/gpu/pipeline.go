@@ -38,6 +38,12 @@ func (d *Device) pipeline(s kernelSpec) (*pipe, error) {
 		return nil, err
 	}
 	key := s.name + ":" + s.entry
+	if d.rec != nil && s.src == "" {
+		// a chain's outputs are device tensors, whose payload starts
+		// devGuardWords in (tensor.go)
+		s.defs = append(s.defs[:len(s.defs):len(s.defs)], wgsl.Def{Name: "GUARD", Value: devGuardWords})
+		key += ":dev"
+	}
 	if p, ok := d.pipes[key]; ok {
 		return p, nil
 	}

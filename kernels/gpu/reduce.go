@@ -450,7 +450,7 @@ func (d *Device) reduce(r *reduction) (*tensor.Tensor, error) {
 		j := d.begin(r.op)
 		r.specials(j)
 		params := j.words("params", r.params(K, 1, true))
-		x := j.sole("x", r.x.Data)
+		x := j.soleOperand("x", r.x)
 		dst := j.outputTensor("out", out)
 		j.dispatch(p, groups, r.bind(params, x, x, j.scratch("unused", 4), dst.buf)...)
 		if err := j.run(); err != nil {
@@ -482,7 +482,7 @@ func (d *Device) reduce(r *reduction) (*tensor.Tensor, error) {
 	}
 	j := d.begin(r.op)
 	r.specials(j)
-	x := j.sole("x", r.x.Data)
+	x := j.soleOperand("x", r.x)
 	dst := j.outputTensor("out", out)
 	if last {
 		// One dispatch: the bulk level, whose last workgroup folds the
@@ -738,10 +738,10 @@ func (d *Device) ReduceMaxToBackward(x, upstream *tensor.Tensor, target []int) (
 		return nil, err
 	}
 	j := d.begin(op)
-	xb := j.input("x", x.Data)
-	ub := j.input("upstream", upstream.Data)
+	xb := j.operand("x", x)
+	ub := j.operand("upstream", upstream)
 	dst := j.outputTensor("grad_x", grad)
-	ymax := j.scratch("cell_max", 4*(int(outWords)+2*guardWords))
+	ymax := j.scratch("cell_max", 4*(int(outWords)+2*j.guards()))
 	if onePassed {
 		j.dispatch(pf, fgroups, r.bind(j.words("params", r.params(K, 1, true)), xb, xb, j.scratch("unused", 4), ymax)...)
 	} else {
@@ -776,10 +776,10 @@ func (d *Device) maxToBackward64(r *reduction, pl *pipe, upstream, grad *tensor.
 	n, ncell := r.x.NumElems(), tensor.NumElems(r.outShape)
 	j := d.begin(op)
 	r.specials(j)
-	xb := j.input("x", r.x.Data)
-	ub := j.input("upstream", upstream.Data)
+	xb := j.operand("x", r.x)
+	ub := j.operand("upstream", upstream)
 	dst := j.outputTensor("grad_x", grad)
-	ymax := j.scratch("cell_max", 8*ncell+8*guardWords)
+	ymax := j.scratch("cell_max", 8*ncell+8*j.guards())
 	params, parts, _ := r.levels(j, xb, ymax, pl, nil, false)
 	j.dispatch(pf, groupsFor(uint64(ncell)), r.bind(params, xb, parts, j.scratch("unused", 4), ymax)...)
 	pb := j.words("params", p2)

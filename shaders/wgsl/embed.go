@@ -44,7 +44,8 @@ type Def struct {
 
 // Module assembles a complete WGSL module: common.wgsl, the fragments the
 // family file names on a leading `//! uses: a.wgsl b.wgsl` line, the
-// specialisation constants, then the family file.
+// specialisation constants, then the family file. A constant that
+// common.wgsl declares (GUARD) is set in its place instead.
 func Module(name string, defs ...Def) (string, error) {
 	common, err := Source("common.wgsl")
 	if err != nil {
@@ -54,6 +55,20 @@ func Module(name string, defs ...Def) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// A plain constant that common.wgsl also declares replaces its line
+	// there (GUARD: the guard words of a device tensor's layout differ).
+	var rest []Def
+	for _, d := range defs {
+		decl := "const " + d.Name + ": u32 = "
+		if d.Frag != "" || d.Type != "" || !strings.Contains(common, decl) {
+			rest = append(rest, d)
+			continue
+		}
+		at := strings.Index(common, decl)
+		end := at + strings.Index(common[at:], ";")
+		common = common[:at] + fmt.Sprintf("%s%du", decl, d.Value) + common[end:]
+	}
+	defs = rest
 	var sb strings.Builder
 	sb.WriteString(common)
 	if first, _, _ := strings.Cut(body, "\n"); strings.HasPrefix(first, "//! uses:") {
