@@ -49,16 +49,19 @@ def cases(rng):
     timg = torch.from_numpy(img)
     p2 = ((0, 0), (0, 0), (2, 2), (2, 2))
     for name, npmode, tmode in (("constant", "constant", "constant"), ("reflect", "reflect", "reflect"),
-                                ("replicate", "edge", "replicate")):
+                                ("replicate", "edge", "replicate"), ("circular", "wrap", "circular"),
+                                ("symmetric", "symmetric", None)):  # torch has no symmetric pad
         out["pad_%s_8x3x512x512" % name] = (
             lambda m=npmode: np.pad(img, p2, mode=m),
-            lambda m=tmode: F.pad(timg, (2, 2, 2, 2), mode=m))
+            None if tmode is None else (lambda m=tmode: F.pad(timg, (2, 2, 2, 2), mode=m)))
     sq = f32(4096, 4096)
     tsq = torch.from_numpy(sq)
     out["pad_constant_4096x4096_p3"] = (lambda: np.pad(sq, 3), lambda: F.pad(tsq, (3, 3, 3, 3)))
     g = torch.from_numpy(f32(8, 3, 516, 516))
     out["pad_backward_reflect_8x3x512x512"] = (
         None, lambda: torch.ops.aten.reflection_pad2d_backward(g, timg, [2, 2, 2, 2]))
+    out["pad_backward_replicate_8x3x512x512"] = (
+        None, lambda: torch.ops.aten.replication_pad2d_backward(g, timg, [2, 2, 2, 2]))
     big = f32(64 << 20)
     tbig = torch.from_numpy(big)
     out["sum_all_64Mi"] = (lambda: big.sum(), lambda: tbig.sum())
@@ -103,7 +106,7 @@ def go_medians(path):
     """case -> {"fast": ms, "limit": ms, "fresh": ms}: the median call
     (ms-median), the median of those over -count runs."""
     runs = {}
-    pat = re.compile(r"^BenchmarkCases/([^/]+)/(fast|ref|limit|fresh)-\d+\s.*\s([\d.]+) ms-median")
+    pat = re.compile(r"^BenchmarkCases/([^/]+)/(fast|ref|released|into|limit|fresh)-\d+\s.*\s([\d.]+) ms-median")
     with open(path) as f:
         for line in f:
             m = pat.match(line)
@@ -118,14 +121,16 @@ def main():
     ap.add_argument("--slow-reps", type=int, default=3, help="for calls over 200 ms (NumPy's add.at)")
     ap.add_argument("--go", help="go test -bench output to put beside the peers")
     ap.add_argument("--only", default="", help="run only cases whose name contains this")
+    ap.add_argument("--threads", default="1,2", help="torch thread counts, a column each (e.g. 1,16)")
     args = ap.parse_args()
     ours = go_medians(args.go) if args.go else {}
     rng = np.random.default_rng(1)
     table = cases(rng)
-    cols = ["numpy", "torch t=1", "torch t=2"]
-    head = "%-36s %9s %9s %9s" % ("case (median ms)", *cols)
+    threads = [int(t) for t in args.threads.split(",")]
+    cols = ["numpy"] + ["torch t=%d" % t for t in threads]
+    head = "%-36s" % "case (median ms)" + "".join(" %10s" % c for c in cols)
     if ours:
-        head += " %9s %9s %8s %8s %9s %8s" % ("ours", "limit", "best/us", "lim/us", "fresh", "frsh/us")
+        head += " %9s %9s %9s %9s %8s %8s %8s" % ("ours", "released", "into", "limit", "best/rel", "t1/rel", "lim/into")
     print(head)
     for name, (np_fn, t_fn) in table.items():
         if args.only not in name:
@@ -134,26 +139,29 @@ def main():
         for col in cols:
             fn = np_fn
             if col != "numpy":
-                torch.set_num_threads(int(col[-1]))
+                torch.set_num_threads(int(col.split("=")[1]))
                 fn = t_fn
             if fn is None:
                 row.append(None)
                 continue
             probe = median_ms(fn, 1)
             row.append(median_ms(fn, args.slow_reps if probe > 200 else args.reps))
-        line = "%-36s " % name + " ".join("%9s" % ("-" if v is None else "%.2f" % v) for v in row)
+        line = "%-36s" % name + "".join(" %10s" % ("-" if v is None else "%.2f" % v) for v in row)
         if name in ours:
-            us, lim = ours[name].get("fast"), ours[name].get("limit")
-            best = min(v for v in row if v is not None)
-            line += " %9.2f %9.2f %8.2f %8.2f" % (us, lim, best / us, lim / us)
-            fresh = ours[name].get("fresh")
-            if fresh is not None:
-                line += " %9.2f %8.2f" % (fresh, fresh / us)
+            o = ours[name]
+            fmt = lambda v: "%9s" % ("-" if v is None else "%.2f" % v)
+            rel, into, lim = o.get("released", o.get("fast")), o.get("into"), o.get("limit")
+            peers = [v for v in row if v is not None]
+            t1 = row[cols.index("torch t=1")] if "torch t=1" in cols else None
+            line += " " + " ".join(fmt(v) for v in (o.get("fast"), o.get("released"), into, lim))
+            line += " %8s %8s %8s" % ("%.2f" % (min(peers) / rel) if peers and rel else "-",
+                                      "%.2f" % (t1 / rel) if t1 and rel else "-",
+                                      "%.2f" % (lim / into) if lim and into else "-")
         print(line, flush=True)
     if ours:
-        print("best/us: fastest peer's time over ours (goal >= 1.5); "
-              "lim/us: the 2-goroutine copy/read limit's time over ours (goal >= 0.85); "
-              "frsh/us: the same copy into a new output each call, over ours")
+        print("best/rel: the fastest peer's time over ours with released results (goal >= 1.0); "
+              "t1/rel: torch at one thread over ours (run ours with GOMAXPROCS=1 for the one-thread goal); "
+              "lim/into: the 2-goroutine copy/read limit's time over ours writing into an owned output (goal >= 0.85)")
 
 
 if __name__ == "__main__":

@@ -8,6 +8,8 @@ package cpu
 //	limit  the same process's memory limit for the case's bytes: a
 //	       2-goroutine copy for data movers, a 2-goroutine streaming read
 //	       for reductions
+//	released  fast, its output given back each call (tensor.Release)
+//	into   data movers only: fast writing into one caller's tensor
 //	fresh  data movers only: the same copy into a new output each call
 //	       (tensor.Empty, as a kernel's output is): the limit as a caller
 //	       who keeps no buffers meets it
@@ -23,6 +25,7 @@ package cpu
 
 import (
 	"math"
+	"strings"
 	"math/rand"
 	"slices"
 	"sync/atomic"
@@ -35,7 +38,9 @@ import (
 	"github.com/fkc-playground/fkc/tensor"
 )
 
-type kernelFunc = func() (*tensor.Tensor, error)
+// kernelFunc runs a case's kernel; a data mover writes into the optional
+// output (the caller's, as engine.RunInto passes it), a reduction ignores it.
+type kernelFunc = func(into ...*tensor.Tensor) (*tensor.Tensor, error)
 
 type benchCase struct {
 	name    string
@@ -74,24 +79,24 @@ const (
 func padCase(name string, mode kernels.Mode) benchCase {
 	return benchCase{name, (img + imgOut) * f32B, false, func() (kernelFunc, kernelFunc) {
 		x, p, fill := benchF32(8, 3, 512, 512), pads(0, 0, 0, 0, 2, 2, 2, 2), tensor.Encode(tensor.F32, 0)
-		return func() (*tensor.Tensor, error) { return Pad(x, mode, p, fill) },
-			func() (*tensor.Tensor, error) { return PadRef(x, mode, p, fill) }
+		return func(into ...*tensor.Tensor) (*tensor.Tensor, error) { return Pad(x, mode, p, fill, into...) },
+			func(into ...*tensor.Tensor) (*tensor.Tensor, error) { return PadRef(x, mode, p, fill) }
 	}}
 }
 
 func dimCase(name string, fast, ref func(*tensor.Tensor, int) (*tensor.Tensor, error)) benchCase {
 	return benchCase{name, sq * f32B, true, func() (kernelFunc, kernelFunc) {
 		x := benchF32(4096, 4096)
-		return func() (*tensor.Tensor, error) { return fast(x, 1) },
-			func() (*tensor.Tensor, error) { return ref(x, 1) }
+		return func(into ...*tensor.Tensor) (*tensor.Tensor, error) { return fast(x, 1) },
+			func(into ...*tensor.Tensor) (*tensor.Tensor, error) { return ref(x, 1) }
 	}}
 }
 
 func padBackwardCase(name string, mode kernels.Mode) benchCase {
 	return benchCase{name, (imgOut + img) * f32B, false, func() (kernelFunc, kernelFunc) {
 		g, p := benchF32(8, 3, 516, 516), pads(0, 0, 0, 0, 2, 2, 2, 2)
-		return func() (*tensor.Tensor, error) { return PadBackward(g, mode, p) },
-			func() (*tensor.Tensor, error) { return PadBackwardRef(g, mode, p) }
+		return func(into ...*tensor.Tensor) (*tensor.Tensor, error) { return PadBackward(g, mode, p, into...) },
+			func(into ...*tensor.Tensor) (*tensor.Tensor, error) { return PadBackwardRef(g, mode, p) }
 	}}
 }
 
@@ -107,8 +112,10 @@ func padCases() []benchCase {
 	}
 	fwd = append(fwd, benchCase{"pad_constant_4096x4096_p3", (sq + 4102*4102) * f32B, false, func() (kernelFunc, kernelFunc) {
 		x, p, fill := benchF32(4096, 4096), pads(3, 3, 3, 3), tensor.Encode(tensor.F32, 0)
-		return func() (*tensor.Tensor, error) { return Pad(x, kernels.Constant, p, fill) },
-			func() (*tensor.Tensor, error) { return PadRef(x, kernels.Constant, p, fill) }
+		return func(into ...*tensor.Tensor) (*tensor.Tensor, error) {
+				return Pad(x, kernels.Constant, p, fill, into...)
+			},
+			func(into ...*tensor.Tensor) (*tensor.Tensor, error) { return PadRef(x, kernels.Constant, p, fill) }
 	}})
 	return append(fwd, bwd...)
 }
@@ -117,45 +124,45 @@ var benchCases = append(padCases(), []benchCase{
 	// The oracle's flat fold (sum_all) and the contracted fast sum.
 	{"sum_all_64Mi", 64 << 20 * f32B, true, func() (kernelFunc, kernelFunc) {
 		x := benchF32(64 << 20)
-		return func() (*tensor.Tensor, error) { return SumAll(x) }, nil
+		return func(into ...*tensor.Tensor) (*tensor.Tensor, error) { return SumAll(x) }, nil
 	}},
 	{"sum_all_blocked_64Mi", 64 << 20 * f32B, true, func() (kernelFunc, kernelFunc) {
 		x := benchF32(64 << 20)
-		return func() (*tensor.Tensor, error) { return SumAllBlocked(x) },
-			func() (*tensor.Tensor, error) { return SumAllBlockedRef(x) }
+		return func(into ...*tensor.Tensor) (*tensor.Tensor, error) { return SumAllBlocked(x) },
+			func(into ...*tensor.Tensor) (*tensor.Tensor, error) { return SumAllBlockedRef(x) }
 	}},
 	dimCase("sum_dim1_4096x4096", SumDim, SumDimRef),
 	dimCase("max_dim1_4096x4096", MaxDim, MaxDimRef),
 	dimCase("argmax_dim1_4096x4096", ArgMaxDim, ArgMaxDimRef),
 	{"index_select_dim0_100000x256_50000", 2*50000*256*f32B + 50000*4, false, func() (kernelFunc, kernelFunc) {
 		data, idx := benchF32(100000, 256), benchIdx(100000, 50000)
-		return func() (*tensor.Tensor, error) { return IndexSelect(data, idx, 0) },
-			func() (*tensor.Tensor, error) { return IndexSelectRef(data, idx, 0) }
+		return func(into ...*tensor.Tensor) (*tensor.Tensor, error) { return IndexSelect(data, idx, 0, into...) },
+			func(into ...*tensor.Tensor) (*tensor.Tensor, error) { return IndexSelectRef(data, idx, 0) }
 	}},
 	{"gather_dim1_4096x4096", 3 * sq * f32B, false, func() (kernelFunc, kernelFunc) {
 		data, idx := benchF32(4096, 4096), benchIdx(4096, 4096, 4096)
-		return func() (*tensor.Tensor, error) { return Gather(data, idx, 1) },
-			func() (*tensor.Tensor, error) { return GatherRef(data, idx, 1) }
+		return func(into ...*tensor.Tensor) (*tensor.Tensor, error) { return Gather(data, idx, 1, into...) },
+			func(into ...*tensor.Tensor) (*tensor.Tensor, error) { return GatherRef(data, idx, 1) }
 	}},
 	{"index_add_dim0_100000x256_50000", (2*100000+50000)*256*f32B + 50000*4, false, func() (kernelFunc, kernelFunc) {
 		base, idx, src := benchF32(100000, 256), benchIdx(100000, 50000), benchF32(50000, 256)
-		return func() (*tensor.Tensor, error) { return IndexAdd(base, idx, src, 0) },
-			func() (*tensor.Tensor, error) { return IndexAddRef(base, idx, src, 0) }
+		return func(into ...*tensor.Tensor) (*tensor.Tensor, error) { return IndexAdd(base, idx, src, 0, into...) },
+			func(into ...*tensor.Tensor) (*tensor.Tensor, error) { return IndexAddRef(base, idx, src, 0) }
 	}},
 	{"scatter_add_dim1_4096x4096", 4 * sq * f32B, false, func() (kernelFunc, kernelFunc) {
 		base, idx, src := benchF32(4096, 4096), benchIdx(4096, 4096, 4096), benchF32(4096, 4096)
-		return func() (*tensor.Tensor, error) { return ScatterAdd(base, idx, src, 1) },
-			func() (*tensor.Tensor, error) { return ScatterAddRef(base, idx, src, 1) }
+		return func(into ...*tensor.Tensor) (*tensor.Tensor, error) { return ScatterAdd(base, idx, src, 1, into...) },
+			func(into ...*tensor.Tensor) (*tensor.Tensor, error) { return ScatterAddRef(base, idx, src, 1) }
 	}},
 	// 256 MiB copied into a new tensor (what every kernel output costs) and
 	// into an existing one.
 	{"copy_256MiB_new", 512 << 20, false, func() (kernelFunc, kernelFunc) {
 		x := benchF32(64 << 20)
-		return func() (*tensor.Tensor, error) { return x.Clone(), nil }, nil
+		return func(into ...*tensor.Tensor) (*tensor.Tensor, error) { return x.Clone(), nil }, nil
 	}},
 	{"copy_256MiB_existing", 512 << 20, false, func() (kernelFunc, kernelFunc) {
 		x, dst := benchF32(64<<20), benchF32(64<<20)
-		return func() (*tensor.Tensor, error) { par.Copy(dst.Data, x.Data); return dst, nil }, nil
+		return func(into ...*tensor.Tensor) (*tensor.Tensor, error) { par.Copy(dst.Data, x.Data); return dst, nil }, nil
 	}},
 }...)
 
@@ -178,6 +185,36 @@ func BenchmarkCases(b *testing.B) {
 				}
 				benchRun(b, c.traffic, ref)
 			})
+			// released: the result given back each call (tensor.Release), as
+			// a Go loop that drops its results would; into: written into the
+			// caller's tensor (engine.RunInto), data movers only.
+			b.Run("released", func(b *testing.B) {
+				if strings.HasSuffix(c.name, "_existing") {
+					b.Skip("its output is one kept tensor")
+				}
+				if fast == nil {
+					fast, ref = c.setup()
+				}
+				benchRun(b, c.traffic, func(...*tensor.Tensor) (*tensor.Tensor, error) {
+					out, err := fast()
+					if err == nil {
+						out.Release()
+					}
+					return out, err
+				})
+			})
+			if !c.read {
+				b.Run("into", func(b *testing.B) {
+					if fast == nil {
+						fast, ref = c.setup()
+					}
+					dst, err := fast()
+					if err != nil {
+						b.Fatal(err)
+					}
+					benchRun(b, c.traffic, func(...*tensor.Tensor) (*tensor.Tensor, error) { return fast(dst) })
+				})
+			}
 			b.Run("limit", func(b *testing.B) { benchLimit(b, c.traffic, c.read) })
 			if !c.read {
 				b.Run("fresh", func(b *testing.B) { benchFresh(b, c.traffic) })

@@ -5,6 +5,7 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/fkc-playground/fkc/kernels"
 	"github.com/fkc-playground/fkc/tensor"
 )
 
@@ -35,6 +36,15 @@ func TestMoversWriteInto(t *testing.T) {
 		{"embedding", func(into ...*tensor.Tensor) (*tensor.Tensor, error) { return Embedding(data, rows, into...) }},
 		{"index_add", func(into ...*tensor.Tensor) (*tensor.Tensor, error) { return IndexAdd(data, rows, srcRows, 0, into...) }},
 		{"scatter_add", func(into ...*tensor.Tensor) (*tensor.Tensor, error) { return ScatterAdd(data, idx, src, 1, into...) }},
+		{"pad reflect", func(into ...*tensor.Tensor) (*tensor.Tensor, error) {
+			return Pad(data, kernels.Reflect, []kernels.Pad{{Before: 2, After: 1}, {Before: 0, After: 4}}, nil, into...)
+		}},
+		{"pad circular", func(into ...*tensor.Tensor) (*tensor.Tensor, error) {
+			return Pad(data, kernels.Circular, []kernels.Pad{{Before: 7, After: 1}, {Before: 3, After: 11}}, nil, into...)
+		}},
+		{"pad_backward symmetric", func(into ...*tensor.Tensor) (*tensor.Tensor, error) {
+			return PadBackward(data, kernels.Symmetric, []kernels.Pad{{Before: 1, After: 2}, {Before: 1, After: 1}}, into...)
+		}},
 		{"masked_fill", func(into ...*tensor.Tensor) (*tensor.Tensor, error) {
 			return MaskedFill(data, mask, []byte{0, 0, 0x80, 0x3f}, into...)
 		}},

@@ -28,7 +28,7 @@ func to(f func(*tensor.Tensor, []int) (*tensor.Tensor, error)) kernels.Impl {
 	return func(c *kernels.Call) (*tensor.Tensor, error) { return f(x(c), c.Shape) }
 }
 
-func padWith(f func(*tensor.Tensor, kernels.Mode, []kernels.Pad, []byte) (*tensor.Tensor, error)) kernels.Impl {
+func padWith(f func(*tensor.Tensor, kernels.Mode, []kernels.Pad, []byte, ...*tensor.Tensor) (*tensor.Tensor, error)) kernels.Impl {
 	return func(c *kernels.Call) (*tensor.Tensor, error) {
 		var fill []byte
 		if c.Mode == kernels.Constant {
@@ -37,7 +37,7 @@ func padWith(f func(*tensor.Tensor, kernels.Mode, []kernels.Pad, []byte) (*tenso
 				return nil, err
 			}
 		}
-		return f(x(c), c.Mode, c.Padding, fill)
+		return f(x(c), c.Mode, c.Padding, fill, c.Out)
 	}
 }
 
@@ -112,7 +112,7 @@ func Links() []kernels.Link {
 		{EntryPoint: "fkc::cpu::sum_all_blocked", Runs: v("sum", kernels.FormAll), OwnOrder: true, Impl: unary(SumAllBlocked), Where: "kernels/cpu.SumAllBlocked (blocked 32-lane order; SumAllBlockedRef is its reference walk)"},
 	}
 	padBackward := func(c *kernels.Call) (*tensor.Tensor, error) {
-		return PadBackward(c.In("grad_out"), c.Mode, c.Padding)
+		return PadBackward(c.In("grad_out"), c.Mode, c.Padding, c.Out)
 	}
 	for _, dt := range []string{"f32", "f64", "bf16", "f16"} {
 		links = append(links, kernels.Link{EntryPoint: cpuBackend + "pad_backward_" + dt, Serves: v("pad_backward", kernels.SeedPadForms...),

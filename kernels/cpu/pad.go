@@ -24,8 +24,8 @@ import (
 // among the workers. A row is one moveBytes of the input row for the
 // interior plus fill or mirrored/clamped elements for the edges. Bitwise
 // equal to PadRef.
-func Pad(x *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad, fill []byte) (*tensor.Tensor, error) {
-	out, err := padSetup(x, mode, pads, fill)
+func Pad(x *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad, fill []byte, into ...*tensor.Tensor) (*tensor.Tensor, error) {
+	out, err := padSetup(x, mode, pads, fill, into...)
 	if err != nil || len(out.Data) == 0 {
 		return out, err
 	}
@@ -192,8 +192,8 @@ func fillElem[E any](mode kernels.Mode, fill []byte) E {
 // output element, unflatten its coordinates, map each axis's j = out_coord
 // - before through the mode's source-index rule (PadMode.Source; -1, a
 // constant pad's padding, means fill) and copy that input element.
-func PadRef(x *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad, fill []byte) (*tensor.Tensor, error) {
-	out, err := padSetup(x, mode, pads, fill)
+func PadRef(x *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad, fill []byte, into ...*tensor.Tensor) (*tensor.Tensor, error) {
+	out, err := padSetup(x, mode, pads, fill, into...)
 	if err != nil {
 		return nil, err
 	}
@@ -222,8 +222,9 @@ func PadRef(x *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad, fill []byte
 	return out, nil
 }
 
-// padSetup validates a forward pad before any work and allocates the output.
-func padSetup(x *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad, fill []byte) (*tensor.Tensor, error) {
+// padSetup validates a forward pad before any work and allocates the output
+// (or takes the caller's, into).
+func padSetup(x *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad, fill []byte, into ...*tensor.Tensor) (*tensor.Tensor, error) {
 	shape, err := kernels.PadShape(x, mode, pads, fill)
 	if err == nil {
 		err = kernels.CheckHost("pad", x)
@@ -231,7 +232,7 @@ func padSetup(x *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad, fill []by
 	if err != nil {
 		return nil, err
 	}
-	return newOutput(x.DType, shape), nil
+	return output(into, x.DType, shape)
 }
 
 // PadBackward is pad_backward_{f32,f64,bf16,f16}: grad_in's shape is derived
@@ -249,7 +250,7 @@ func padSetup(x *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad, fill []by
 // same additions in the same order as in PadBackwardRef (bitwise equal),
 // only one row of accumulators is live per worker, and input rows are
 // independent, so they are shared out among the workers.
-func PadBackward(gradOut *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad) (*tensor.Tensor, error) {
+func PadBackward(gradOut *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad, into ...*tensor.Tensor) (*tensor.Tensor, error) {
 	inShape, err := padBackwardSetup(gradOut, mode, pads)
 	if err != nil {
 		return nil, err
@@ -262,7 +263,10 @@ func PadBackward(gradOut *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad) 
 		}
 		return narrowAcc(gradOut.DType, inShape, acc), nil
 	}
-	out := newOutput(gradOut.DType, inShape)
+	out, err := output(into, gradOut.DType, inShape)
+	if err != nil {
+		return nil, err
+	}
 	last := rank - 1
 	n, b := inShape[last], pads[last].Before
 	L := gradOut.Shape[last]
