@@ -25,9 +25,9 @@ package cpu
 
 import (
 	"math"
-	"strings"
 	"math/rand"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
