@@ -13,7 +13,7 @@
 //     (any width: a cell gathers one per period that covers it)
 // and the cells of grad_out are every combination of them (walked in
 // grad_out's flat order). Float dtypes add from +0 in ACC (f32, or f64 for
-// F64) and round once; the constant mode of an integer dtype moves bits.
+// F64) and round once; the constant mode, one source a cell, moves bits.
 // One invocation per output word.
 
 @group(0) @binding(0) var<storage, read> grad_out: array<u32>;
@@ -162,15 +162,54 @@ fn grad(i: u32) -> ACC {
 
 // Output element i's bits: the float sum narrowed, or (constant mode,
 // integer dtypes) grad_out's interior cell.
-fn elem(i: u32) -> u32 {
+// The constant mode's one source (grad_out's interior cell) as bits: what
+// adding it to +0 gives, without arithmetic — the same bits, but -0 becomes
+// +0 and a signalling NaN comes out quiet — so a NaN keeps its payload and
+// a subnormal stays, whatever the adapter's float rules.
+fn interior_bits(i: u32) -> vec2<u32> {
+    var rest = i;
+    var e = 0u;
+    for (var a = i32(P.rank) - 1; a >= 0; a = a - 1) {
+        e = e + (rest % P.out_shape[a] + P.pad_before[a]) * P.a_strides[a];
+        rest = rest / P.out_shape[a];
+    }
+    var v = g_bits(e);
     if (!FLOAT) {
-        var rest = i;
-        var e = 0u;
-        for (var a = i32(P.rank) - 1; a >= 0; a = a - 1) {
-            e = e + (rest % P.out_shape[a] + P.pad_before[a]) * P.a_strides[a];
-            rest = rest / P.out_shape[a];
-        }
-        return g_bits(e).x;
+        return v;
+    }
+    // the word holding the sign and exponent, and its NaN layout
+    var hi = v.x;
+    var expo = 0x7f800000u;                   // F32
+    var quiet = 0x00400000u;
+    if (EB == 8u) {
+        hi = v.y;
+        expo = 0x7ff00000u;
+        quiet = 0x00080000u;
+    } else if (EB == 2u && DT == DT_BF16) {
+        expo = 0x7f80u;
+        quiet = 0x0040u;
+    } else if (EB == 2u) {
+        expo = 0x7c00u;
+        quiet = 0x0200u;
+    }
+    let sign = 1u << (min(EB, 4u) * 8u - 1u);
+    let mant = sign - 1u - expo;              // the mantissa bits of hi
+    if (hi == sign && (EB < 8u || v.x == 0u)) {
+        hi = 0u;                              // -0 + +0 = +0
+    } else if ((hi & expo) == expo && ((hi & mant) != 0u || (EB == 8u && v.x != 0u))) {
+        hi = hi | quiet;                      // a NaN comes out of the add quiet
+    }
+    if (EB == 8u) {
+        v.y = hi;
+    } else {
+        v.x = hi;
+    }
+    return v;
+}
+
+fn elem(i: u32) -> u32 {
+    if (!FLOAT || P.op == 0u) {
+        return interior_bits(i).x;
     }
     if (EB == 2u) {
         return f32_to_half(f32(grad(i)));
@@ -187,16 +226,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>,
         return;
     }
     if (OUT_EB == 8u) {
-        if (FLOAT) {
+        if (FLOAT && P.op != 0u) {
             out_f64[t] = F64V(grad(t));                  // F64: through the f64 view
         } else {
-            var rest = t;
-            var e = 0u;
-            for (var a = i32(P.rank) - 1; a >= 0; a = a - 1) {
-                e = e + (rest % P.out_shape[a] + P.pad_before[a]) * P.a_strides[a];
-                rest = rest / P.out_shape[a];
-            }
-            let v = g_bits(e);
+            let v = interior_bits(t);
             out[2u * t] = v.x;
             out[2u * t + 1u] = v.y;
         }
