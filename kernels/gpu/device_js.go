@@ -40,13 +40,14 @@ func (platform) startMaps(j *job) {
 	if !jsLayoutOK {
 		return // readBack maps through the binding
 	}
-	for _, o := range j.outs {
-		if o.stage == nil {
-			continue
-		}
-		pr := jsValueOf(o.stage.b).Call("mapAsync", uint32(wgpu.MapModeRead), 0, o.stage.size)
+	for _, st := range j.stages() {
+		pr := jsValueOf(st.b).Call("mapAsync", uint32(wgpu.MapModeRead), 0, st.size)
 		pr.Call("catch", ignoreRejection)
-		o.mapping = pr
+		for _, o := range j.outs {
+			if o.stage == st {
+				o.mapping = pr
+			}
+		}
 	}
 }
 
@@ -205,9 +206,15 @@ func (platform) readBack(d *Device, j *job) (err error) {
 			err = fmt.Errorf("readback failed: %v", r)
 		}
 	}()
-	for _, o := range j.outs {
-		b := o.stage
-		if pr, ok := o.mapping.(js.Value); ok {
+	for _, b := range j.stages() {
+		var o0 *outBuf
+		for _, o := range j.outs {
+			if o.stage == b {
+				o0 = o
+				break
+			}
+		}
+		if pr, ok := o0.mapping.(js.Value); ok {
 			if v, ok := jsx.Await(pr); !ok {
 				return fmt.Errorf("readback failed: mapAsync rejected: %s", jsString(v))
 			}
@@ -217,13 +224,26 @@ func (platform) readBack(d *Device, j *job) (err error) {
 		if err := d.lostErr(); err != nil {
 			return err
 		}
-		var m mapped
+		var whole js.Value
+		var raw []byte
 		if jsLayoutOK {
-			m = jsMapped{js.Global().Get("Uint8Array").New(jsValueOf(b.b).Call("getMappedRange", 0, b.size))}
+			whole = js.Global().Get("Uint8Array").New(jsValueOf(b.b).Call("getMappedRange", 0, b.size))
 		} else {
-			m = goBytes(b.b.GetMappedRange(0, uint(b.size)))
+			raw = b.b.GetMappedRange(0, uint(b.size))
 		}
-		err := j.take(o, m)
+		var err error
+		for _, o := range j.outs {
+			if o.stage != b || err != nil {
+				continue
+			}
+			var m mapped
+			if jsLayoutOK {
+				m = jsMapped{whole.Call("subarray", o.stageOff, o.stageOff+o.size)}
+			} else {
+				m = goBytes(raw[o.stageOff : o.stageOff+o.size])
+			}
+			err = j.take(o, m)
+		}
 		b.b.Unmap()
 		if err != nil {
 			return err

@@ -372,6 +372,9 @@ func envInt(name string, def int) int {
 	return def
 }
 
+// spinFor is how long mapAll polls without sleeping before it backs off.
+const spinFor = 4 * time.Millisecond
+
 // mapAll maps every buffer (mode read or write) and waits for all of them.
 // It polls the device without blocking (so a wedged device cannot hang the
 // caller) until every MapAsync callback has fired or mapTimeout passes.
@@ -393,7 +396,8 @@ func (d *Device) mapAll(bufs []*buffer, mode wgpu.MapMode) error {
 	if timeout <= 0 {
 		timeout = 2 * time.Minute
 	}
-	deadline := time.Now().Add(timeout)
+	start := time.Now()
+	deadline := start.Add(timeout)
 	sleep := time.Duration(0)
 	for pending > 0 {
 		if !d.stallForTest {
@@ -413,13 +417,19 @@ func (d *Device) mapAll(bufs []*buffer, mode wgpu.MapMode) error {
 			d.setLost(fmt.Errorf("gpu: device abandoned after a readback timeout: %v", err))
 			return err
 		}
-		if sleep == 0 {
+		// Spin first: most calls finish within a few milliseconds, and a
+		// sleep costs far more than asked for (the timer's slack: tens of
+		// microseconds at best, hundreds on a loaded machine), which would
+		// add up to the GPU's own time again on a short call.
+		if time.Since(start) < spinFor {
 			runtime.Gosched()
-			sleep = time.Microsecond
-		} else {
-			time.Sleep(sleep)
-			sleep = min(2*sleep, 200*time.Microsecond)
+			continue
 		}
+		if sleep == 0 {
+			sleep = time.Microsecond
+		}
+		time.Sleep(sleep)
+		sleep = min(2*sleep, 200*time.Microsecond)
 	}
 	for i := range bufs {
 		if status[i] != wgpu.BufferMapAsyncStatusSuccess {
@@ -437,20 +447,23 @@ func (d *Device) mapAll(bufs []*buffer, mode wgpu.MapMode) error {
 // readBack maps every output's staging buffer and hands its bytes to
 // j.take, straight from the mapping (one copy, into the result).
 func (platform) readBack(d *Device, j *job) error {
-	stages := make([]*buffer, len(j.outs))
-	for i, o := range j.outs {
-		stages[i] = o.stage
-	}
+	stages := j.stages()
 	if err := d.mapAll(stages, wgpu.MapModeRead); err != nil {
 		return err
 	}
+	ranges := make(map[*buffer][]byte, len(stages))
+	for _, st := range stages {
+		ranges[st] = st.b.GetMappedRange(0, uint(st.size))
+	}
 	var first error
 	for _, o := range j.outs {
-		m := o.stage.b.GetMappedRange(0, uint(o.size))
+		m := ranges[o.stage][o.stageOff : o.stageOff+o.size]
 		if err := j.take(o, goBytes(m)); err != nil && first == nil {
 			first = err
 		}
-		o.stage.b.Unmap()
+	}
+	for _, st := range stages {
+		st.b.Unmap()
 	}
 	return first
 }

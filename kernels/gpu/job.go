@@ -80,9 +80,12 @@ type outBuf struct {
 	payload int // bytes the caller asked for
 	guarded bool
 	stage   *buffer
-	size    uint64
-	into    []byte // where the payload lands (len payload), or nil: a new slice
-	data    []byte // payload after run()
+	// stageOff: where the output starts in its staging buffer (several
+	// small outputs share one, job.stageOuts).
+	stageOff uint64
+	size     uint64
+	into     []byte // where the payload lands (len payload), or nil: a new slice
+	data     []byte // payload after run()
 	// result (outputTensor): the tensor whose Data is allocated while the
 	// device runs, then receives the payload; ready closes once allocated.
 	result *tensor.Tensor
@@ -485,18 +488,7 @@ func (j *job) run() error {
 		reps = j.encodePasses()
 		stamps = d.plat.stampEnd(j)
 	}
-	for _, o := range j.outs {
-		if j.err != nil {
-			break
-		}
-		o.stage = j.get("readback", o.size, wgpu.BufferUsageMapRead|wgpu.BufferUsageCopyDst, false)
-		if o.stage == nil {
-			break
-		}
-		if err := j.enc.CopyBufferToBuffer(o.buf.b, o.buf.offset, o.stage.b, 0, o.size); err != nil {
-			j.fail("gpu: %s: copy to readback: %v", j.op, err)
-		}
-	}
+	j.stageOuts()
 	cmd, err := j.enc.Finish(nil)
 	if err != nil {
 		j.fail("gpu: %s: encode: %v", j.op, err)
@@ -546,6 +538,55 @@ func (j *job) run() error {
 		}
 	}
 	return nil
+}
+
+// sharedStageMax: readbacks up to this size (control words, guards, small
+// results) share one staging buffer, so a call or a chain maps once
+// however many of them it has; a larger one has its own.
+const sharedStageMax = 64 << 10
+
+// stageOuts copies every output into a staging buffer the host can map:
+// the small ones side by side into one, each large one into its own.
+func (j *job) stageOuts() {
+	const mapRead = wgpu.BufferUsageMapRead | wgpu.BufferUsageCopyDst
+	var shared *buffer
+	var total uint64
+	for _, o := range j.outs {
+		if o.size <= sharedStageMax {
+			total += (o.size + 15) &^ 15
+		}
+	}
+	for _, o := range j.outs {
+		if j.err != nil {
+			return
+		}
+		if o.size <= sharedStageMax {
+			if shared == nil {
+				if shared = j.get("readback", total, mapRead, false); shared == nil {
+					return
+				}
+				shared.size = 0 // grows to the offset past each output staged in it
+			}
+			o.stage, o.stageOff = shared, shared.size
+			shared.size += (o.size + 15) &^ 15
+		} else if o.stage = j.get("readback", o.size, mapRead, false); o.stage == nil {
+			return
+		}
+		if err := j.enc.CopyBufferToBuffer(o.buf.b, o.buf.offset, o.stage.b, o.stageOff, o.size); err != nil {
+			j.fail("gpu: %s: copy to readback: %v", j.op, err)
+		}
+	}
+}
+
+// stages lists the distinct staging buffers of the job's outputs, in order.
+func (j *job) stages() []*buffer {
+	var out []*buffer
+	for _, o := range j.outs {
+		if o.stage != nil && (len(out) == 0 || out[len(out)-1] != o.stage) {
+			out = append(out, o.stage)
+		}
+	}
+	return out
 }
 
 // after adds a check of the call's results, run once they are back
