@@ -60,6 +60,33 @@ fn inf_bits(neg: bool) -> vec2<u32> {
     return vec2<u32>(0x7f800000u | (s << 31u), 0u);
 }
 
+// x[e]'s bits as an f32 (a half widened exactly, in integer code). The
+// compares are on these bits, because a float compare may take subnormals
+// for zero on some adapters (NVIDIA's Vulkan driver does); F64 values,
+// which have no such key here, compare as floats.
+fn x_key(e: u32) -> u32 {
+    if (EB == 2u) {
+        let h = (x[e / 2u] >> (16u * (e % 2u))) & 0xffffu;
+        if (DT == DT_BF16) {
+            return bf16_bits_to_f32_bits(h);
+        }
+        return f16_bits_to_f32_bits(h);
+    }
+    if (EB == 4u) {
+        return x[e];
+    }
+    return 0u;
+}
+
+// v > w (IEEE: NaN is greater than nothing, nothing is greater than NaN),
+// given their values and keys.
+fn gt(v: ACC, vk: u32, w: ACC, wk: u32) -> bool {
+    if (EB == 8u) {
+        return v > w;
+    }
+    return !isnan32(vk) && !isnan32(wk) && gt32(vk, wk);
+}
+
 // The fold of output o.
 struct Fold {
     value: ACC,          // sum, mean
@@ -80,7 +107,8 @@ fn fold(o: u32) -> Fold {
     f.bits = inf_bits(P.op == 1u);
     f.index = 0u;
     // the seed of max (-inf) or min (+inf), as an f32 widened to ACC
-    var best = ACC(bitcast<f32>(0x7f800000u | (select(0u, 1u, P.op == 1u) << 31u)));
+    var best_k = 0x7f800000u | (select(0u, 1u, P.op == 1u) << 31u);
+    var best = ACC(bitcast<f32>(best_k));
     for (var j = 0u; j < P.m; j = j + 1u) {
         // member j: its coordinates on the reduced axes
         var r = j;
@@ -90,15 +118,18 @@ fn fold(o: u32) -> Fold {
             r = r / P.red[a];
         }
         let v = x_val(e);
+        let k = x_key(e);
         if (P.op == 0u || P.op == 3u) {
             f.value = f.value + v;
         } else if (P.op == 4u || P.op == 5u) {
-            if (j == 0u || (P.op == 4u && v > best) || (P.op == 5u && v < best)) {
+            if (j == 0u || (P.op == 4u && gt(v, k, best, best_k)) || (P.op == 5u && gt(best, best_k, v, k))) {
                 best = v;
+                best_k = k;
                 f.index = j;
             }
-        } else if ((P.op == 1u && v > best) || (P.op == 2u && v < best)) {
+        } else if ((P.op == 1u && gt(v, k, best, best_k)) || (P.op == 2u && gt(best, best_k, v, k))) {
             best = v;
+            best_k = k;
             f.bits = x_bits(e);
         }
     }

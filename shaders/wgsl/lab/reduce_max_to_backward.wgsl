@@ -35,6 +35,41 @@ fn up_val(e: u32) -> ACC {
     return ACC(bitcast<f32>(upstream[e]));
 }
 
+// x[e]'s bits as an f32 (a half widened exactly, in integer code). The
+// compares are on these bits, because a float compare may take subnormals
+// for zero on some adapters (NVIDIA's Vulkan driver does); F64 values,
+// which have no such key here, compare as floats.
+fn x_key(e: u32) -> u32 {
+    if (EB == 2u) {
+        let h = (x[e / 2u] >> (16u * (e % 2u))) & 0xffffu;
+        if (DT == DT_BF16) {
+            return bf16_bits_to_f32_bits(h);
+        }
+        return f16_bits_to_f32_bits(h);
+    }
+    if (EB == 4u) {
+        return x[e];
+    }
+    return 0u;
+}
+
+// v > w (IEEE: NaN is greater than nothing, nothing is greater than NaN),
+// given their values and keys.
+fn gt(v: ACC, vk: u32, w: ACC, wk: u32) -> bool {
+    if (EB == 8u) {
+        return v > w;
+    }
+    return !isnan32(vk) && !isnan32(wk) && gt32(vk, wk);
+}
+
+// v == w (IEEE: NaN equals nothing, +0 equals -0), given values and keys.
+fn eq(v: ACC, vk: u32, w: ACC, wk: u32) -> bool {
+    if (EB == 8u) {
+        return v == w;
+    }
+    return eq32(vk, wk);
+}
+
 fn rnd(v: ACC) -> ACC {
     if (EB == 2u) {
         return ACC(half_to_f32(f32_to_half(f32(v))));
@@ -55,7 +90,8 @@ fn grad(i: u32) -> ACC {
             g = g + c * P.b_strides[a];
         }
     }
-    var y = ACC(bitcast<f32>(0xff800000u));   // -inf
+    var yk = 0xff800000u;                     // -inf
+    var y = ACC(bitcast<f32>(yk));
     for (var j = 0u; j < P.m; j = j + 1u) {
         var r = j;
         var e = base;
@@ -64,8 +100,10 @@ fn grad(i: u32) -> ACC {
             r = r / P.red[a];
         }
         let v = x_val(e);
-        if (v > y) {
+        let k = x_key(e);
+        if (gt(v, k, y, yk)) {
             y = v;
+            yk = k;
         }
     }
     var count = ACC(0.0);
@@ -76,7 +114,7 @@ fn grad(i: u32) -> ACC {
             e = e + (r % P.red[a]) * P.a_strides[a];
             r = r / P.red[a];
         }
-        if (x_val(e) == y) {
+        if (eq(x_val(e), x_key(e), y, yk)) {
             count = rnd(count + ACC(1.0));
         }
     }
@@ -84,7 +122,7 @@ fn grad(i: u32) -> ACC {
         count = ACC(1.0);
     }
     var mask = ACC(0.0);
-    if (x_val(i) == y) {
+    if (eq(x_val(i), x_key(i), y, yk)) {
         mask = ACC(1.0);
     }
     return rnd(rnd(up_val(g) / count) * mask);
