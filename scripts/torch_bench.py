@@ -17,6 +17,9 @@ synchronize; wall and CUDA-event times), and from NumPy to NumPy
 (torch.from_numpy(x).cuda() for every input, the ops, .cpu().numpy() of the
 last result; wall time). --chains runs only those; --device cpu runs them on
 the CPU (no events, no graphs), to check the script where there is no GPU.
+--host times each single-op case from NumPy to NumPy instead (the inputs
+uploaded, the op, the result read back: wall time), beside `fkc bench`'s
+wall column.
 """
 import json
 import sys
@@ -195,7 +198,41 @@ cases = [
     # one launch on 16 elements: the fixed cost inside each column's window
     ("tiny pad reflect f32[4,4] pad 1", "F.pad reflect", lambda: F.pad(tiny, (1, 1, 1, 1), mode="reflect")),
 ]
+host_args = {
+    "pad constant f32[8,3,512,512] pad 2": [x], "pad reflect f32[8,3,512,512] pad 2": [x],
+    "pad replicate f32[8,3,512,512] pad 2": [x], "pad circular f32[8,3,512,512] pad 2": [x],
+    "pad constant f32[4096,4096] pad 3": [m], "sum_all f32[64Mi]": [big], "sum_dim 1 f32[4096,4096]": [m],
+    "max_dim 1 f32[4096,4096]": [m], "argmax_dim 1 f32[4096,4096]": [m],
+    "index_select f32[100000,256] 50000 rows": [table, rows], "gather dim 1 f32[4096,4096]": [m, gi],
+    "index_add dim 0 f32[100000,256] 50000 rows": [table, rows, rows_src],
+    "index_add dim 1 f32[4096,4096]": [m, ai, src], "scatter_add dim 1 f32[4096,4096]": [m, gi, src],
+}
+host_fns = {
+    "pad constant f32[8,3,512,512] pad 2": lambda a: F.pad(a, (2, 2, 2, 2), mode="constant"),
+    "pad reflect f32[8,3,512,512] pad 2": lambda a: F.pad(a, (2, 2, 2, 2), mode="reflect"),
+    "pad replicate f32[8,3,512,512] pad 2": lambda a: F.pad(a, (2, 2, 2, 2), mode="replicate"),
+    "pad circular f32[8,3,512,512] pad 2": lambda a: F.pad(a, (2, 2, 2, 2), mode="circular"),
+    "pad constant f32[4096,4096] pad 3": lambda a: F.pad(a, (3, 3, 3, 3), mode="constant"),
+    "sum_all f32[64Mi]": torch.sum, "sum_dim 1 f32[4096,4096]": lambda a: torch.sum(a, 1),
+    "max_dim 1 f32[4096,4096]": lambda a: torch.amax(a, 1), "argmax_dim 1 f32[4096,4096]": lambda a: torch.argmax(a, 1),
+    "index_select f32[100000,256] 50000 rows": lambda a, r: torch.index_select(a, 0, r),
+    "gather dim 1 f32[4096,4096]": lambda a, i: torch.gather(a, 1, i),
+    "index_add dim 0 f32[100000,256] 50000 rows": lambda a, r, v: a.index_add(0, r, v),
+    "index_add dim 1 f32[4096,4096]": lambda a, r, v: a.index_add(1, r, v),
+    "scatter_add dim 1 f32[4096,4096]": lambda a, i, v: a.scatter_add(1, i, v),
+}
 for name, what, fn in cases:
+    if "--host" in sys.argv:
+        # one call from NumPy to NumPy: every input uploaded, the result read back
+        if name not in host_fns:
+            continue
+        arrays = [a.cpu().numpy() for a in host_args[name]]
+        hfn = host_fns[name]
+        ms = wall(lambda: hfn(*[torch.from_numpy(a).to(dev) for a in arrays]).cpu().numpy())
+        print(f"{name:44s} {what:32s} {ms:.4f} ms wall, NumPy to NumPy", flush=True)
+        if as_json:
+            print(json.dumps({"case": name + " (host to host)", "torch_ms": ms, "what": what}), flush=True)
+        continue
     ms = timed(fn)
     gms = timed_graph(fn)
     extra = ""
@@ -204,4 +241,5 @@ for name, what, fn in cases:
     print(f"{name:44s} {what:32s} {ms:.4f} ms a launch, {gms:.4f} back to back{extra}", flush=True)
     if as_json:
         print(json.dumps({"case": name, "torch_ms": ms, "torch_graph_ms": gms, "what": what}), flush=True)
-chains()
+if "--host" not in sys.argv:
+    chains()
