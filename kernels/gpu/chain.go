@@ -3,6 +3,7 @@ package gpu
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/cogentcore/webgpu/wgpu"
@@ -16,17 +17,17 @@ import (
 // and a map is paid once per chain. Every result is a device tensor that
 // the next call binds in place.
 //
-// A chain records through a view of its device (Device.rec set), whose
-// kernel methods are the device's own: begin joins the chain's encoder,
+// A chain records through a view of its device (Device.rec set to the
+// chain while it records a call; one view per device, core.recView),
+// whose kernel methods are the device's own: begin joins the chain's encoder,
 // outputTensor makes a device tensor, run() adds the job to the chain,
 // and the host's checks of a call's results (an index error word, the
 // guards) wait for the submission, which reads back only those words.
 
 // chain is a Recording of one device (kernels.Recording).
 type chain struct {
-	d    *Device // the device itself
-	view *Device // records into this chain
-	enc  *wgpu.CommandEncoder
+	d   *Device // the device itself
+	enc *wgpu.CommandEncoder
 	// What the recorded calls leave for the submission: their passes in
 	// order, their buffers (given back after it), the control words to
 	// read back and the checks to run on them, call by call.
@@ -85,9 +86,7 @@ func (e *ChainError) FailedCall() (int, string) { return e.Call, e.Op }
 // call in one submission. A chain is for one goroutine at a time; while it
 // records a call it holds the device, as a call does.
 func (d *Device) Record() kernels.Recording {
-	ch := &chain{d: d.self}
-	ch.view = &Device{rec: ch, core: d.core}
-	return ch
+	return &chain{d: d.self}
 }
 
 // encoder is the chain's command encoder, made with its first call.
@@ -104,7 +103,14 @@ func (ch *chain) encoder() (*wgpu.CommandEncoder, error) {
 
 // Links is the device's link table recording into this chain.
 func (ch *chain) Links() []kernels.Link {
-	links := Links(ch.view)
+	d := ch.d
+	d.mu.Lock()
+	if d.recView == nil {
+		d.recView = &Device{core: d.core}
+		d.recLinks = Links(d.recView)
+	}
+	links := slices.Clone(d.recLinks)
+	d.mu.Unlock()
 	for i := range links {
 		impl := links[i].Impl
 		links[i].Impl = func(c *kernels.Call) (*tensor.Tensor, error) { return ch.record(c, impl) }
@@ -125,7 +131,9 @@ func (ch *chain) record(c *kernels.Call, impl kernels.Impl) (*tensor.Tensor, err
 	}
 	ch.call, ch.made = len(ch.calls), map[*tensor.Tensor]*Tensor{}
 	passes := len(ch.passes)
+	d.recView.rec = ch
 	out, err := impl(c)
+	d.recView.rec = nil
 	if err != nil {
 		if len(ch.passes) != passes {
 			ch.broken = fmt.Errorf("gpu: chain: call %d (%s) failed after it was recorded: %v", ch.call+1, c.Op, err)

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/cogentcore/webgpu/wgpu"
+	"github.com/fkc-playground/fkc/kernels"
 )
 
 // Workgroup size and guard words: must match common.wgsl (W, GUARD).
@@ -108,8 +109,12 @@ type core struct {
 	info  AdapterInfo
 	plat  platform
 
-	pipes      map[string]*pipe
-	labPipes   []*pipe              // the lab's user modules, least recently used first (lab.go)
+	pipes    map[string]*pipe
+	labPipes []*pipe // the lab's user modules, least recently used first (lab.go)
+	// recView records into whichever chain holds the device (chain.go),
+	// and recLinks are its link table, made once for every chain.
+	recView    *Device
+	recLinks   []kernels.Link
 	padTabs    map[string]padTabled // pad_backward's tables by call shape (padTables)
 	last       time.Duration
 	lastKernel time.Duration
