@@ -95,6 +95,7 @@ func main() {
 	api.Set("kernels", syncFunc(func([]js.Value) (any, error) { return kernelsJSON() }))
 	api.Set("run", asyncFunc(func(a []js.Value) (any, error) { return scriptRun(arg(a, 0)) }))
 	api.Set("bench", asyncFunc(func(a []js.Value) (any, error) { return scriptBench(arg(a, 0)) }))
+	api.Set("chain", asyncFunc(func(a []js.Value) (any, error) { return scriptChain(arg(a, 0)) }))
 	api.Set("verify", asyncFunc(func(a []js.Value) (any, error) {
 		var progress js.Value
 		if len(a) > 1 && a[1].Type() == js.TypeFunction {

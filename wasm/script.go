@@ -104,43 +104,8 @@ func scriptRun(reqJSON string) (any, error) {
 	if err != nil {
 		return nil, surfaceError(err)
 	}
-	call.Inputs = map[string]*tensor.Tensor{}
-	anyBF16 := false
-	specs := map[string]benchInput{}
-	for name, in := range req.Inputs {
-		var b64 string
-		if err := json.Unmarshal(in, &b64); err != nil {
-			var spec benchInput
-			dec := json.NewDecoder(bytes.NewReader(in))
-			dec.DisallowUnknownFields()
-			if err := dec.Decode(&spec); err != nil {
-				return nil, surfaceError(kernels.Usagef("run: input %s is neither a base64 .npy string nor an input spec {shape, dtype, fill}: %s", name, strings.TrimPrefix(err.Error(), "json: ")))
-			}
-			specs[name] = spec
-			continue
-		}
-		raw, err := base64.StdEncoding.DecodeString(b64)
-		if err != nil {
-			return nil, surfaceError(fmt.Errorf("input %s: not base64: %v", name, err))
-		}
-		t, err := tensor.ReadNpyBytes(raw, asBF16)
-		if err != nil {
-			return nil, surfaceError(fmt.Errorf("input %s: %v", name, err))
-		}
-		anyBF16 = anyBF16 || t.DType == tensor.BF16
-		call.Inputs[name] = t
-	}
-	if len(specs) > 0 {
-		built, err := buildInputs(specs)
-		if err != nil {
-			return nil, surfaceError(err)
-		}
-		for name, t := range built {
-			call.Inputs[name] = t
-		}
-	}
-	if asBF16 && !anyBF16 {
-		return nil, surfaceError(kernels.Usagef("--dtype bf16 reads <u2 .npy inputs as bf16, but no input of this call is a <u2 file"))
+	if call.Inputs, err = callInputs("run", req.Inputs, asBF16, nil); err != nil {
+		return nil, surfaceError(err)
 	}
 	// The answer travels back as base64 in one JS string: refuse, before
 	// anything runs, an output whose encoding would not fit (the page
@@ -183,3 +148,58 @@ func scriptRun(reqJSON string) (any, error) {
 // JS string (V8: under 2^29 characters), beside the Go copies of it in the
 // tab's wasm memory.
 const maxResultBytes = 256 << 20
+
+// callInputs reads a console call's inputs: per operand a base64 .npy
+// file, an input spec {shape, dtype, fill}, or — where ref is not nil — a
+// reference ref reads (an earlier result of fkc.chain).
+func callInputs(call string, ins map[string]json.RawMessage, asBF16 bool, ref func(name string, in json.RawMessage) (*tensor.Tensor, bool, error)) (map[string]*tensor.Tensor, error) {
+	out := map[string]*tensor.Tensor{}
+	anyBF16 := false
+	specs := map[string]benchInput{}
+	for name, in := range ins {
+		if ref != nil {
+			t, ok, err := ref(name, in)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				out[name] = t
+				continue
+			}
+		}
+		var b64 string
+		if err := json.Unmarshal(in, &b64); err != nil {
+			var spec benchInput
+			dec := json.NewDecoder(bytes.NewReader(in))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&spec); err != nil {
+				return nil, kernels.Usagef("%s: input %s is neither a base64 .npy string nor an input spec {shape, dtype, fill}: %s", call, name, strings.TrimPrefix(err.Error(), "json: "))
+			}
+			specs[name] = spec
+			continue
+		}
+		raw, err := base64.StdEncoding.DecodeString(b64)
+		if err != nil {
+			return nil, fmt.Errorf("input %s: not base64: %v", name, err)
+		}
+		t, err := tensor.ReadNpyBytes(raw, asBF16)
+		if err != nil {
+			return nil, fmt.Errorf("input %s: %v", name, err)
+		}
+		anyBF16 = anyBF16 || t.DType == tensor.BF16
+		out[name] = t
+	}
+	if len(specs) > 0 {
+		built, err := buildInputs(specs)
+		if err != nil {
+			return nil, err
+		}
+		for name, t := range built {
+			out[name] = t
+		}
+	}
+	if asBF16 && !anyBF16 {
+		return nil, kernels.Usagef("--dtype bf16 reads <u2 .npy inputs as bf16, but no input of this call is a <u2 file")
+	}
+	return out, nil
+}

@@ -44,6 +44,13 @@
       await ready;
       return JSON.parse(await callAsync("bench", request("bench", req)));
     },
+    // calls in one GPU submission; an input {result: K} is call K's result,
+    // kept on the GPU. Answers {results: [{kernel, provider, npy}], ms}.
+    async chain(req) {
+      await ready;
+      const r = await callAsync("chain", request("chain", req));
+      return { ms: r.ms, results: Array.from(r.results, (x) => ({ kernel: x.kernel, provider: x.provider, npy: x.npy })) };
+    },
     // onProgress (optional) is called after each binding with
     // {done, total, line}; the window also gets an "fkc-verify-progress"
     // event with the same detail.
