@@ -89,7 +89,9 @@ type peerGen struct {
 	lines []string
 }
 
-func (g *peerGen) add(format string, args ...any) { g.lines = append(g.lines, fmt.Sprintf(format, args...)) }
+func (g *peerGen) add(format string, args ...any) {
+	g.lines = append(g.lines, fmt.Sprintf(format, args...))
+}
 
 func (g *peerGen) note(format string, args ...any) {
 	for _, l := range strings.Split(fmt.Sprintf(format, args...), "\n") {

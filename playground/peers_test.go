@@ -224,9 +224,9 @@ func TestPeerCodeNames(t *testing.T) {
 		np, torch  string
 		noTorchHas string
 	}{
-		{ops.Pad(x, kernels.Replicate, kernels.Pad{1, 1}, kernels.Pad{2, 2}), `mode="edge"`, `mode="replicate"`, ""},
-		{ops.Pad(x, kernels.Circular, kernels.Pad{1, 1}, kernels.Pad{6, 6}), `mode="wrap"`, "PyTorch refuses a circular pad wider than its axis", ""},
-		{ops.Pad(x, kernels.Symmetric, kernels.Pad{1, 1}, kernels.Pad{2, 2}), `mode="symmetric"`, "", "no symmetric mode"},
+		{ops.Pad(x, kernels.Replicate, kernels.Pad{Before: 1, After: 1}, kernels.Pad{Before: 2, After: 2}), `mode="edge"`, `mode="replicate"`, ""},
+		{ops.Pad(x, kernels.Circular, kernels.Pad{Before: 1, After: 1}, kernels.Pad{Before: 6, After: 6}), `mode="wrap"`, "PyTorch refuses a circular pad wider than its axis", ""},
+		{ops.Pad(x, kernels.Symmetric, kernels.Pad{Before: 1, After: 1}, kernels.Pad{Before: 2, After: 2}), `mode="symmetric"`, "", "no symmetric mode"},
 		{ops.Max(x, 1), "skip NaN", "skip NaN", ""},
 		{ops.ArgMax(x, 1), "skip NaN", "skip NaN", ""},
 		{ops.Sum(tensor.New(tensor.BF16, []int{3}), kernels.NoDim), "bf16 has no NumPy dtype", "torch.sum(x)", ""},
