@@ -212,6 +212,9 @@ func (c *Ceiling) Curve() Curve {
 type hostCopy struct{ bufs *[2][]byte }
 
 func (hostCopy) method(threads int) string {
+	if threads <= 1 {
+		return "memmove on one thread"
+	}
 	return fmt.Sprintf("memmove on one thread, and from %s split over %d goroutines; the better at each size", fmtBytes(parallelFrom), threads)
 }
 

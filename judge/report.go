@@ -463,6 +463,16 @@ func Text(w io.Writer, r *Report) {
 			one = fmt.Sprintf("; one thread %s", FormatGBps(c.SingleThreadGBps))
 		}
 		fmt.Fprintf(w, "ceiling: %s (%s, %s moved per copy%s)\n", FormatGBps(c.GBps), c.Method, fmtBytes(c.Bytes), one)
+		if len(c.Points) > 1 {
+			peak := c.Points[0]
+			for _, p := range c.Points {
+				if p.Ns > 0 && p.Bytes/p.Ns > peak.Bytes/peak.Ns {
+					peak = p
+				}
+			}
+			fmt.Fprintf(w, "  a curve of %d sizes from %s, fastest %s at %s: each kernel size is compared with the copy of its own bytes\n",
+				len(c.Points), fmtBytes(c.Points[0].Bytes), FormatGBps(peak.Bytes/peak.Ns), fmtBytes(peak.Bytes))
+		}
 		if c.Note != "" {
 			fmt.Fprintf(w, "  note: %s\n", c.Note)
 		}
