@@ -182,8 +182,10 @@ func TestLint(t *testing.T) {
 	// a misspelt op_kind is a warning naming the known kinds
 	mis := filepath.Join(t.TempDir(), "mis.md")
 	os.WriteFile(mis, []byte(strings.Replace(string(src), "op_kind: Gather", "op_kind: Gathr", 1)), 0o644)
-	if _, out, _ := call(lintCmd, mis); !strings.Contains(out, "warning: UnknownOpKind: op_kind Gathr is none of the kinds the shipped contracts use (ArgMaxDim,") {
-		t.Errorf("misspelt op_kind: no UnknownOpKind warning:\n%s", out)
+	// at the op_kind line, not the block's fence
+	opLine := 1 + strings.Count(string(src[:strings.Index(string(src), "op_kind: Gather")]), "\n")
+	if _, out, _ := call(lintCmd, mis); !strings.Contains(out, mis+":"+itoa(opLine)+": warning: UnknownOpKind: op_kind Gathr is none of the kinds the shipped contracts use (ArgMaxDim,") {
+		t.Errorf("misspelt op_kind at line %d: no UnknownOpKind warning there:\n%s", opLine, out)
 	}
 	if _, out, _ := call(lintCmd, seedsDir); strings.Contains(out, "UnknownOpKind") {
 		t.Errorf("a seed's op_kind is unknown:\n%s", out)

@@ -310,6 +310,13 @@ func TestBrokenCopies(t *testing.T) {
 		// yaml.v3 numbers this parser error one line early (0-based)
 		{"unclosed flow sequence", "blurb:", func(l string) string { return strings.Replace(l, "blurb: ", "blurb: [unclosed ", 1) }, same, "is not valid YAML: did not find expected ',' or ']'", "error"},
 		{"bad dtype_rule", "dtype_rule:", func(l string) string { return strings.Replace(l, "dtype_rule: ", "dtype_rule: widen(", 1) }, same, "dtype_rule", "error"},
+		// a rule naming an operand the kernel does not have: an error at its line
+		{"unknown shape_rule operand", "shape_rule:", func(l string) string {
+			return l[:strings.Index(l, "shape_rule:")] + "shape_rule: same_as(inptu)"
+		}, same, "shape_rule: same_as(inptu …) names no input of this kernel (its input", "error"},
+		{"unknown dtype_rule operand", "dtype_rule:", func(l string) string {
+			return l[:strings.Index(l, "dtype_rule:")] + "dtype_rule: passthrough(inptu)"
+		}, same, "dtype_rule: passthrough(inptu) names no input of this kernel (its input", "error"},
 	}
 	for _, s := range seeds {
 		src := readSeed(t, s.file)
@@ -588,5 +595,47 @@ func TestEncodingFindings(t *testing.T) {
 	}
 	if len(d.Kernels) != s.kernels {
 		t.Errorf("Latin-1: %d kernels, want %d", len(d.Kernels), s.kernels)
+	}
+}
+
+// Every key of a block has its source line (Kernel.KeyLine), so that a
+// finding about a key sits beside it: a list entry at its first key, a
+// key the block lacks at its nearest enclosing key, or at the fence. The
+// lines are checked against the text: each names the key it is for.
+func TestKeyLines(t *testing.T) {
+	src := []byte("---\nfkc_version: 1\nprovider:\n  name: p\n---\n# T\n\n## k\n\n```fkc\n" +
+		"kernel: k\n" + // 11
+		"op_kind: Pad\n" + // 12
+		"backend: cpu\n" +
+		"entry_point: k\n" +
+		"determinism: bitwise\n" +
+		"accept:\n" + // 16
+		"  inputs:\n" + // 17
+		"    - name: x\n" + // 18
+		"      dtypes: [F32]\n" + // 19
+		"return:\n" + // 20
+		"  outputs:\n" +
+		"    - name: out\n" + // 22
+		"      dtype_rule: passthrough(x)\n" + // 23
+		"      shape_rule: same_as(inptu)\n" + // 24
+		"```\n")
+	d, ds := Parse("k.fkc.md", src)
+	k := kernelByName(t, d, "k")
+	lines := strings.Split(string(src), "\n")
+	for path, want := range map[string]int{"op_kind": 12, "accept": 16, "accept.inputs": 17, "accept.inputs.0": 18,
+		"accept.inputs.0.dtypes": 19, "return.outputs.0.dtype_rule": 23, "return.outputs.0.shape_rule": 24,
+		"cost.bytes_moved": 10, "accept.inputs.0.layout": 18, "accept.inputs.3.dtypes": 17} {
+		if got := k.KeyLine(path); got != want {
+			t.Errorf("KeyLine(%q) = %d (%q), want %d (%q)", path, got, lines[got-1], want, lines[want-1])
+		}
+	}
+	var errs []Diagnostic
+	for _, x := range ds {
+		if x.Severity == "error" {
+			errs = append(errs, x)
+		}
+	}
+	if len(errs) != 1 || errs[0].Line != 24 || !strings.Contains(errs[0].Msg, "return.outputs.0.shape_rule: same_as(inptu …) names no input of this kernel (its input is x)") {
+		t.Errorf("errors %v: want one, for same_as(inptu) at line 24", errs)
 	}
 }

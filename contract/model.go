@@ -99,6 +99,38 @@ type Kernel struct {
 	// ("op_kind", "registrable", "accept.inputs.0.dtypes", "cost.bytes_moved"):
 	// the seeds put load-bearing explanations there.
 	Comments map[string]string `json:"comments,omitempty"`
+
+	// KeyLines: the source line (1-based) of each key of the block by
+	// dotted path, as the loader found them (KeyLine).
+	KeyLines map[string]int `json:"-"`
+}
+
+// KeyLine is the source line of the block's key at a dotted path
+// ("op_kind", "return.outputs.0.shape_rule"), so that a finding about a
+// key sits at its line: for a list entry ("accept.inputs.1") its first
+// key's; for a key the block does not have, its nearest enclosing key's,
+// and the fence's (BlockLine) when none is there.
+func (k *Kernel) KeyLine(path string) int {
+	for p := path; p != ""; {
+		if l, ok := k.KeyLines[p]; ok {
+			return l
+		}
+		first := 0
+		for q, l := range k.KeyLines {
+			if strings.HasPrefix(q, p+".") && (first == 0 || l < first) {
+				first = l
+			}
+		}
+		if first > 0 {
+			return first
+		}
+		i := strings.LastIndexByte(p, '.')
+		if i < 0 {
+			break
+		}
+		p = p[:i]
+	}
+	return k.BlockLine
 }
 
 // Input is one accepted operand.

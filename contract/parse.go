@@ -461,6 +461,9 @@ func (d *dec) decodeMap(n *yaml.Node, path string, sc *keyDef, target any, what 
 			continue
 		}
 		d.seen[e.path] = true
+		if d.kernel != nil {
+			d.kernel.KeyLines[e.path] = d.line(e.k)
+		}
 		c.decode(d, target, e)
 	}
 }
@@ -536,7 +539,7 @@ func (p *parser) kernel(k *Kernel, c *canonResult, from int) bool {
 	if root == nil {
 		return false
 	}
-	k.Comments = map[string]string{}
+	k.Comments, k.KeyLines = map[string]string{}, map[string]int{}
 	d := &dec{p: p, base: from, comments: k.Comments, kernel: k}
 	d.region(root, blockKeys, k, k.BlockLine, "top-level key")
 	if len(k.Comments) == 0 {
@@ -594,10 +597,51 @@ func decodeDTypeRule(d *dec, t any, e pair) {
 	if k := d.kernel; k != nil && r.Passthrough != "" {
 		d.later = append(d.later, func() {
 			if !slices.ContainsFunc(k.Inputs, func(in Input) bool { return in.Name == r.Passthrough }) {
-				d.errf(e.v, "%s: %s names no input of this kernel", e.path, r)
+				d.errf(e.v, "%s: %s names no input of this kernel (%s)", e.path, r, inputNames(k.Inputs))
 			}
 		})
 	}
+}
+
+// shapeRuleOperands are the shape_rule forms whose first argument is an
+// input of the kernel: same_as(x), reduce(x, dims, keepdim), pad(x,
+// padding), pad_backward(grad_out, padding), index_select(data, dim, n).
+// Other forms (from_params(FIELD), prose) are not checked here.
+var shapeRuleOperands = []string{"same_as", "reduce", "pad", "pad_backward", "index_select"}
+
+var reShapeRule = regexp.MustCompile(`^\s*([a-z_]+)\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*[,)]`)
+
+// decodeShapeRule keeps an output's shape_rule as written; that a rule of
+// shapeRuleOperands names an input of the kernel is checked once the
+// whole block is decoded (same_as(inptu) is an error at its line).
+func decodeShapeRule(d *dec, t any, e pair) {
+	o := t.(*Output)
+	o.ShapeRule = d.str(e)
+	m := reShapeRule.FindStringSubmatch(o.ShapeRule)
+	if k := d.kernel; k != nil && m != nil && slices.Contains(shapeRuleOperands, m[1]) {
+		d.later = append(d.later, func() {
+			if !slices.ContainsFunc(k.Inputs, func(in Input) bool { return in.Name == m[2] }) {
+				d.errf(e.v, "%s: %s(%s …) names no input of this kernel (%s)", e.path, m[1], m[2], inputNames(k.Inputs))
+			}
+		})
+	}
+}
+
+// inputNames says what a kernel's inputs are called, for a message.
+func inputNames(ins []Input) string {
+	var names []string
+	for _, in := range ins {
+		if in.Name != "" {
+			names = append(names, in.Name)
+		}
+	}
+	switch len(names) {
+	case 0:
+		return "it has no named input"
+	case 1:
+		return "its input is " + names[0]
+	}
+	return "its inputs are " + strings.Join(names, ", ")
 }
 
 func (d *dec) formula(e pair) string {

@@ -219,7 +219,7 @@ var blockKeys = &keyDef{key: "fkc block", kind: kMap, children: []*keyDef{
 		list("outputs", "output", func(k *Kernel) *[]Output { return &k.Outputs }, nil,
 			text("name", func(o *Output) *string { return &o.Name }),
 			&keyDef{key: "dtype_rule", kind: kDTypeRule, decode: decodeDTypeRule},
-			text("shape_rule", func(o *Output) *string { return &o.ShapeRule }),
+			&keyDef{key: "shape_rule", kind: kScalar, decode: decodeShapeRule},
 			text("layout_guarantee", func(o *Output) *string { return &o.LayoutGuarantee }),
 			text("aliasing", func(o *Output) *string { return &o.Aliasing }),
 		).req(),

@@ -107,7 +107,7 @@ func UnknownOpKinds(docs []*contract.Document) []contract.Diagnostic {
 	for _, d := range docs {
 		for _, k := range d.Kernels {
 			if k.OpKind != "" && !known[k.OpKind] {
-				out = append(out, contract.Diagnostic{File: d.File, Line: k.BlockLine, Severity: "warning", Code: "UnknownOpKind",
+				out = append(out, contract.Diagnostic{File: d.File, Line: k.KeyLine("op_kind"), Severity: "warning", Code: "UnknownOpKind",
 					Msg:     fmt.Sprintf("op_kind %s is none of the kinds the shipped contracts use (%s)", k.OpKind, strings.Join(names, ", ")),
 					Kernels: []contract.KernelID{d.KernelID(k)}})
 			}

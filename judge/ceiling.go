@@ -12,28 +12,36 @@ import (
 	"github.com/fkc-playground/fkc/tensor"
 )
 
-// The copy ceiling: the bandwidth of a plain copy of a large buffer — on
-// the CPU a memmove split across every thread, on a GPU a device buffer
-// copy — which no kernel that moves its bytes_moved can beat. It counts
-// read + write bytes, as the contracts' bytes_moved formulas do. The sizes
-// double from 1 MiB while its share of the budget lasts (so the largest
-// lies well past the caches); the ceiling is the largest size's bandwidth.
+// The copy ceiling: the bandwidth of a plain copy — on the CPU a memmove
+// on one thread and, from parallelFrom up, split across every thread; on
+// a GPU a device buffer copy — which no kernel that moves its bytes_moved
+// can beat. It counts read + write bytes, as the contracts' bytes_moved
+// formulas do. It is a curve, not one number: a kernel's speed depends on
+// whether its bytes fit in a cache, and so does a copy's. The sizes double
+// from ceilingFrom, as the sweep's do, while the ceiling's share of the
+// budget lasts; each kernel point is compared with the copy of its own
+// bytes (Ceiling.Curve: the copies on either side, interpolated), and
+// Ceiling.GBps is the largest size's, past the caches.
 
 // ceiling times copies on one device.
 type ceiling interface {
 	method(threads int) string
 	// limit is the largest buffer worth copying.
 	limit() uint64
-	// copyNs takes samples: ns per copy of n bytes (single: on one
-	// thread); one or several.
-	copyNs(n uint64, single bool) ([]float64, error)
+	// modes are the ways of copying n bytes to time: false on one thread
+	// (or the device's own copy), true split over every thread.
+	modes(n uint64) []bool
+	// copyNs takes samples: ns per copy of n bytes, each the mean of
+	// batch back-to-back copies (a device batches on its own); one or
+	// several.
+	copyNs(n uint64, split bool, batch int) ([]float64, error)
 	release()
 }
 
 const (
-	ceilingFrom   = 1 << 20
-	ceilingReps   = 5
-	ceilingSingle = 3 // samples of the one-thread copy
+	ceilingFrom  = 64
+	ceilingReps  = 5
+	parallelFrom = 256 << 10 // a split copy of less pays more to start its goroutines than it saves
 )
 
 type ceilState struct {
@@ -41,8 +49,12 @@ type ceilState struct {
 	c        ceiling
 	deadline time.Time
 	n        uint64
-	samples  []float64
-	single   bool
+	modes    []bool    // the size's modes left to time, the current first
+	samples  []float64 // of the current mode
+	batch    int
+	best     float64 // the size's best median so far (ns)
+	single   float64 // the size's one-thread median
+	split    bool    // the best median was the split copy's
 	sizeFrom time.Time
 	lastCost time.Duration
 	done     bool
@@ -55,66 +67,78 @@ func newCeilState(s *Sweep) *ceilState {
 	return &ceilState{s: s, c: s.ceil, deadline: s.now().Add(share), n: ceilingFrom}
 }
 
+func (cs *ceilState) fail(err error) {
+	if len(cs.s.rep.Ceiling.Points) == 0 {
+		cs.s.rep.Ceiling.Error = err.Error()
+	}
+	cs.finish()
+}
+
+// step takes one sample of the size in progress (starting the next size
+// first, with an untimed copy that faults its pages in and sets the batch).
 func (cs *ceilState) step() {
 	s := cs.s
-	if len(cs.samples) == 0 {
-		if !cs.single && (cs.n > cs.c.limit() || (cs.lastCost > 0 && s.now().Add(2*cs.lastCost).After(cs.deadline))) {
-			if len(s.rep.Ceiling.Points) == 0 || !cs.hasSingle() {
-				cs.finish()
-				return
-			}
-			cs.single, cs.n = true, cs.n/2 // the largest size, on one thread
-		}
-		cs.sizeFrom = s.now()
-	}
-	if len(cs.samples) == 0 && !cs.single {
-		// Untimed: the first copy of a size faults its new pages in.
-		if _, err := cs.c.copyNs(cs.n, false); err != nil {
-			if len(s.rep.Ceiling.Points) == 0 {
-				s.rep.Ceiling.Error = err.Error()
-			}
+	if len(cs.modes) == 0 {
+		if cs.n > cs.c.limit() || (cs.lastCost > 0 && s.now().Add(2*cs.lastCost).After(cs.deadline)) {
 			cs.finish()
 			return
 		}
+		cs.sizeFrom, cs.modes, cs.best, cs.single = s.now(), cs.c.modes(cs.n), math.Inf(1), 0
 	}
-	ns, err := cs.c.copyNs(cs.n, cs.single)
-	if err != nil {
-		if len(s.rep.Ceiling.Points) == 0 {
-			s.rep.Ceiling.Error = err.Error()
+	if len(cs.samples) == 0 {
+		if _, err := cs.c.copyNs(cs.n, cs.modes[0], 1); err != nil {
+			cs.fail(err)
+			return
 		}
-		cs.finish()
+		// The batch: copies enough for a sample of minSample, from a
+		// first few (a 64-byte copy takes nanoseconds).
+		warm, err := cs.c.copyNs(cs.n, cs.modes[0], int(max(1, min(1024, (1<<20)/cs.n))))
+		if err != nil {
+			cs.fail(err)
+			return
+		}
+		cs.batch = 1
+		if w := median(warm); w > 0 {
+			cs.batch = int(min(1e6, math.Ceil(s.minSample/w)))
+		}
+	}
+	ns, err := cs.c.copyNs(cs.n, cs.modes[0], cs.batch)
+	if err != nil {
+		cs.fail(err)
 		return
 	}
 	cs.samples = append(cs.samples, ns...)
-	want := ceilingReps
-	if cs.single {
-		want = ceilingSingle
-	}
-	if len(cs.samples) < want {
+	if len(cs.samples) < ceilingReps {
 		return
 	}
 	med := median(slices.Clone(cs.samples))
-	if cs.single {
-		s.rep.Ceiling.SingleThreadGBps = 2 * float64(cs.n) / med
-		cs.finish()
+	if !cs.modes[0] {
+		cs.single = med
+	}
+	if med < cs.best {
+		cs.best, cs.split = med, cs.modes[0]
+	}
+	cs.samples, cs.modes = nil, cs.modes[1:]
+	if len(cs.modes) > 0 {
 		return
 	}
-	q := slices.Clone(cs.samples)
-	slices.Sort(q)
-	s.rep.Ceiling.Points = append(s.rep.Ceiling.Points, Point{Elems: int(cs.n), Bytes: 2 * float64(cs.n), Ns: med, MinNs: q[0],
-		Spread: (quantile(q, 0.75) - quantile(q, 0.25)) / med, Samples: len(q), Batch: 1})
-	cs.samples = nil
+	p := Point{Elems: int(cs.n), Bytes: 2 * float64(cs.n), Ns: cs.best, MinNs: cs.best, Samples: ceilingReps, Batch: cs.batch, Workers: 1}
+	if cs.split {
+		p.Workers = runtime.GOMAXPROCS(0)
+	}
+	c := &s.rep.Ceiling
+	c.Points = append(c.Points, p)
+	if _, ok := cs.c.(hostCopy); ok && cs.single > 0 {
+		c.SingleThreadGBps = p.Bytes / cs.single
+	}
 	cs.lastCost = s.now().Sub(cs.sizeFrom)
 	cs.n *= 2
 }
 
-// hasSingle: the ceiling has a one-thread figure to add (the CPU's).
-func (cs *ceilState) hasSingle() bool {
-	_, ok := cs.c.(hostCopy)
-	return ok && runtime.GOMAXPROCS(0) > 1
-}
-
 func (cs *ceilState) finish() {
+	if cs.done {
+		return
+	}
 	s := cs.s
 	c := &s.rep.Ceiling
 	c.Method = cs.c.method(runtime.GOMAXPROCS(0))
@@ -122,7 +146,7 @@ func (cs *ceilState) finish() {
 		// The best copy at the largest size: all threads, or one where
 		// other processes hold the rest.
 		p := c.Points[n-1]
-		c.GBps, c.Bytes = max(p.Bytes/p.Ns, c.SingleThreadGBps), p.Bytes
+		c.GBps, c.Bytes = p.Bytes/p.Ns, p.Bytes
 		if lim := cs.c.limit(); uint64(p.Elems) < lim {
 			c.Note = fmt.Sprintf("the budget stopped the copies at %s of the %s buffers planned: a copy that small may stay in a cache and run faster than memory does", fmtBytes(float64(p.Elems)), fmtBytes(float64(lim)))
 		}
@@ -133,22 +157,79 @@ func (cs *ceilState) finish() {
 	cs.done = true
 }
 
-// hostCopy is the CPU's ceiling: copy(dst, src) of n bytes, split into one
-// contiguous stretch per thread. Both buffers are allocated once at the
-// limit and each size copies a prefix, so a size touches only the pages
-// the last one did not: first touches are slow (on a VM that backs guest
-// memory lazily, tens of µs a page) and are no part of a copy's speed.
+// Curve is the copy ceiling as a function of size: the GB/s of a copy
+// that moves bytes (read + write), 0 where there is none to compare with.
+type Curve func(bytes float64) float64
+
+// Flat is a ceiling of one bandwidth at every size (0: none).
+func Flat(gbps float64) Curve {
+	if gbps <= 0 {
+		return nil
+	}
+	return func(float64) float64 { return gbps }
+}
+
+// Curve is the ceiling at each size: between two measured copies their
+// bandwidths interpolated on log-log axes (the sizes double, as the
+// sweep's do), below the smallest copy its bandwidth, above the largest
+// the largest's (memory speed). A report without points (written before
+// the ceiling was a curve) has one bandwidth, GBps, at every size.
+func (c *Ceiling) Curve() Curve {
+	type bw struct{ lx, ly float64 }
+	var pts []bw
+	for _, p := range c.Points {
+		if p.Bytes > 0 && p.Ns > 0 {
+			pts = append(pts, bw{math.Log(p.Bytes), math.Log(p.Bytes / p.Ns)})
+		}
+	}
+	slices.SortFunc(pts, func(a, b bw) int { return cmpFloat(a.lx, b.lx) })
+	if len(pts) == 0 {
+		return Flat(c.GBps)
+	}
+	return func(bytes float64) float64 {
+		if !(bytes > 0) {
+			return 0
+		}
+		lx := math.Log(bytes)
+		i, _ := slices.BinarySearchFunc(pts, lx, func(p bw, x float64) int { return cmpFloat(p.lx, x) })
+		switch {
+		case i == 0:
+			return math.Exp(pts[0].ly)
+		case i == len(pts):
+			return math.Exp(pts[len(pts)-1].ly)
+		}
+		a, b := pts[i-1], pts[i]
+		return math.Exp(a.ly + (lx-a.lx)/(b.lx-a.lx)*(b.ly-a.ly))
+	}
+}
+
+// hostCopy is the CPU's ceiling: copy(dst, src) of n bytes on the calling
+// thread, or split into one contiguous stretch per thread. Both buffers
+// are allocated once at the limit and each size copies a prefix, so a
+// size touches only the pages the last one did not: first touches are
+// slow (on a VM that backs guest memory lazily, tens of µs a page) and are
+// no part of a copy's speed.
 type hostCopy struct{ bufs *[2][]byte }
 
 func (hostCopy) method(threads int) string {
-	return fmt.Sprintf("memmove split over %d goroutines", threads)
+	if threads <= 1 {
+		return "memmove on one thread"
+	}
+	return fmt.Sprintf("memmove on one thread, and from %s split over %d goroutines; the better at each size", fmtBytes(parallelFrom), threads)
 }
 
 // limit: 64 MiB a buffer, twice the largest last-level cache per CPU die
 // of the machines this runs on (the copy then runs at memory speed).
 func (hostCopy) limit() uint64 { return 64 << 20 }
 
-func (h hostCopy) copyNs(n uint64, single bool) ([]float64, error) {
+func (hostCopy) modes(n uint64) []bool {
+	if n >= parallelFrom && runtime.GOMAXPROCS(0) > 1 {
+		return []bool{false, true}
+	}
+	return []bool{false}
+}
+
+func (h hostCopy) copyNs(n uint64, split bool, batch int) ([]float64, error) {
 	b := h.bufs
 	if b[0] == nil {
 		if err := tensor.CheckAlloc("the copy ceiling's buffers", int(2*h.limit())); err != nil {
@@ -159,23 +240,29 @@ func (h hostCopy) copyNs(n uint64, single bool) ([]float64, error) {
 	if n > uint64(len(b[0])) {
 		return nil, fmt.Errorf("copy ceiling: %d bytes past the %d-byte buffers", n, len(b[0]))
 	}
-	if single {
-		// On the calling thread, timed by its CPU clock where the OS has
-		// one, as the kernels are (engineTimer).
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		th0, _, ok := cpuTimes()
+	batch = max(1, batch)
+	dst, src := b[1][:n], b[0][:n]
+	if split {
 		t0 := time.Now()
-		copy(b[1][:n], b[0][:n])
-		wall := float64(time.Since(t0).Nanoseconds())
-		if th1, _, ok1 := cpuTimes(); ok && ok1 && th1 > th0 {
-			return []float64{th1 - th0}, nil
+		for range batch {
+			parallelCopy(dst, src, runtime.GOMAXPROCS(0))
 		}
-		return []float64{wall}, nil
+		return []float64{float64(time.Since(t0).Nanoseconds()) / float64(batch)}, nil
 	}
+	// On the calling thread, timed by its CPU clock where the OS has
+	// one, as the kernels are (engineTimer).
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	th0, _, ok := cpuTimes()
 	t0 := time.Now()
-	parallelCopy(b[1][:n], b[0][:n], runtime.GOMAXPROCS(0))
-	return []float64{float64(time.Since(t0).Nanoseconds())}, nil
+	for range batch {
+		copy(dst, src)
+	}
+	wall := float64(time.Since(t0).Nanoseconds())
+	if th1, _, ok1 := cpuTimes(); ok && ok1 && th1 > th0 {
+		return []float64{(th1 - th0) / float64(batch)}, nil
+	}
+	return []float64{wall / float64(batch)}, nil
 }
 
 func (h hostCopy) release() { h.bufs[0], h.bufs[1] = nil, nil; runtime.GC() }
@@ -220,7 +307,10 @@ func (d deviceCopy) limit() uint64 {
 	return min(1<<30, d.maxBuf)
 }
 
-func (d deviceCopy) copyNs(n uint64, _ bool) ([]float64, error) {
+func (deviceCopy) modes(uint64) []bool { return []bool{false} }
+
+// copyNs batches on its own (m copies a submission): batch is not used.
+func (d deviceCopy) copyNs(n uint64, _ bool, _ int) ([]float64, error) {
 	if d.c == nil {
 		return nil, fmt.Errorf("this device offers no buffer copy to time")
 	}
@@ -286,10 +376,10 @@ func DeviceCopyGBps(c interface {
 }, bytes uint64) (float64, error) {
 	var perB float64
 	d := deviceCopy{c: c, perB: &perB}
-	if _, err := d.copyNs(bytes, false); err != nil { // sets the copy count m from a first round
+	if _, err := d.copyNs(bytes, false, 1); err != nil { // sets the copy count m from a first round
 		return 0, err
 	}
-	ns, err := d.copyNs(bytes, false)
+	ns, err := d.copyNs(bytes, false, 1)
 	if err != nil {
 		return 0, err
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 )
 
 // The model every cost block implies: a kernel call costs a fixed overhead
@@ -172,9 +173,16 @@ const (
 type Fit struct {
 	OverheadNs float64 `json:"overhead_ns"`
 	GBps       float64 `json:"gb_per_s"` // bytes_moved per ns: 0 when time does not grow with bytes
-	// CeilingFraction is GBps over the device's copy ceiling (0: no ceiling).
+	// CeilingFraction is GBps over CeilingGBps, the copy ceiling at the
+	// kernel's largest fitted size, measured in the same run (0: no
+	// ceiling; a report from before the ceiling was a curve has no
+	// CeilingGBps and compares with Ceiling.GBps).
 	CeilingFraction float64 `json:"ceiling_fraction,omitempty"`
-	FitPoints       int     `json:"fit_points"`
+	CeilingGBps     float64 `json:"ceiling_gb_per_s,omitempty"`
+	// AboveCopy counts the sizes that ran faster than a copy of their
+	// own bytes (Point.AboveCopy): left out of the fit.
+	AboveCopy int `json:"above_copy,omitempty"`
+	FitPoints int `json:"fit_points"`
 	// FitError is the median |relative error| on the fitted sizes.
 	FitError float64 `json:"fit_error"`
 	// HeldOut sizes (every other one ≥ HeldOutFrom, never the largest)
@@ -257,7 +265,7 @@ func (f *Fit) Predict(bytes float64, workers int) float64 {
 // Flag marks a kernel whose cost the line does not describe, or whose
 // figures are not to be trusted as they stand.
 type Flag struct {
-	Code   string `json:"code"` // held_out, nonlinear, cache, noisy, outliers, above_ceiling, no_held_out, no_fit
+	Code   string `json:"code"` // held_out, nonlinear, cache, noisy, outliers, above_copy, above_ceiling, no_held_out, no_fit
 	Detail string `json:"detail"`
 }
 
@@ -265,15 +273,34 @@ func (f Flag) String() string { return f.Code + ": " + f.Detail }
 
 // Analyze fits points (marking the held-out and outlier ones), checks the
 // fit on the held-out sizes and flags what does not hold. ceiling is the
-// device's copy bandwidth in GB/s (0: unknown).
-func Analyze(points []Point, ceiling float64) (*Fit, []Flag) {
+// device's copy bandwidth at each size (nil: unknown): a point faster than
+// the copy of its own bytes is marked AboveCopy and left out of the fit,
+// which a kernel whose figures are real never is.
+func Analyze(points []Point, ceiling Curve) (*Fit, []Flag) {
 	var flags []Flag
 	order := make([]int, 0, len(points))
+	var above []string
 	for i := range points {
-		points[i].HeldOut, points[i].Outlier = false, false
-		if points[i].Ns > 0 && points[i].Bytes > 0 {
-			order = append(order, i)
+		p := &points[i]
+		p.HeldOut, p.Outlier, p.AboveCopy, p.CopyNs = false, false, false, 0
+		if !(p.Ns > 0 && p.Bytes > 0) {
+			continue
 		}
+		if ceiling != nil {
+			if g := ceiling(p.Bytes); g > 0 {
+				p.CopyNs = p.Bytes / g
+			}
+		}
+		if p.Ns < p.CopyNs {
+			p.AboveCopy = true
+			above = append(above, fmt.Sprintf("%s at %.0f%%", fmtBytes(p.Bytes), 100*p.CopyNs/p.Ns))
+			continue
+		}
+		order = append(order, i)
+	}
+	if len(above) > 0 {
+		flags = append(flags, Flag{"above_copy", fmt.Sprintf("%d of %d sizes ran faster than a copy of their own bytes in this run (timer resolution? a cache the copy missed? a bytes_moved that counts more than the kernel moves), shown and kept out of the fit: %s",
+			len(above), len(above)+len(order), strings.Join(above, ", "))})
 	}
 	slices.SortFunc(order, func(a, b int) int { return cmpFloat(points[a].Bytes, points[b].Bytes) })
 	var big []int
@@ -331,7 +358,11 @@ func Analyze(points []Point, ceiling float64) (*Fit, []Flag) {
 			f.Regimes = append(f.Regimes, Regime{Workers: g.workers, FromBytes: points[g.idx[0]].Bytes, OverheadNs: g.m.OverheadNs, GBps: g.m.BytesPerNs})
 		}
 	}
-	f.CeilingFraction = ceilingShare(f.GBps, ceiling)
+	if ceiling != nil && f.GBps > 0 {
+		f.CeilingGBps = ceiling(points[order[len(order)-1]].Bytes)
+	}
+	f.CeilingFraction = ceilingShare(f.GBps, f.CeilingGBps)
+	f.AboveCopy = len(above)
 	var outliers []string
 	for _, i := range order {
 		if points[i].Outlier {
@@ -382,8 +413,8 @@ func Analyze(points []Point, ceiling float64) (*Fit, []Flag) {
 	if noisy*3 > len(order) {
 		flags = append(flags, Flag{"noisy", fmt.Sprintf("the samples of %d of %d sizes spread more than %.0f%% (interquartile range / median): contention from other processes?", noisy, len(order), 100*maxSpread)})
 	}
-	if ceiling > 0 && f.CeilingFraction > 1.1 {
-		flags = append(flags, Flag{"above_ceiling", fmt.Sprintf("%s is %.0f%% of the copy ceiling: the data stays in a cache, or bytes_moved counts more than the kernel moves", FormatGBps(f.GBps), 100*f.CeilingFraction)})
+	if f.CeilingFraction > 1.1 {
+		flags = append(flags, Flag{"above_ceiling", fmt.Sprintf("%s is %.0f%% of a copy of the largest size's bytes: the data stays in a cache, or bytes_moved counts more than the kernel moves", FormatGBps(f.GBps), 100*f.CeilingFraction)})
 	}
 	return f, flags
 }

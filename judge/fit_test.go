@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -35,7 +36,7 @@ func near(got, want, rel float64) bool { return math.Abs(got-want) <= rel*math.A
 // held-out sizes exactly, and flags nothing.
 func TestFitExact(t *testing.T) {
 	ps := sweepPoints(line(1500, 12.5))
-	f, flags := Analyze(ps, 25)
+	f, flags := Analyze(ps, Flat(25))
 	if f == nil || !near(f.OverheadNs, 1500, 1e-6) || !near(f.GBps, 12.5, 1e-6) {
 		t.Fatalf("fit %+v", f)
 	}
@@ -61,7 +62,7 @@ func TestFitNoise(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
 	for trial := 0; trial < 20; trial++ {
 		ps := sweepPoints(func(b float64) float64 { return line(800, 40)(b) * (1 + 0.08*(2*rng.Float64()-1)) })
-		f, flags := Analyze(ps, 0)
+		f, flags := Analyze(ps, Flat(0))
 		if f == nil || !near(f.GBps, 40, 0.05) || !near(f.OverheadNs, 800, 0.15) {
 			t.Fatalf("trial %d: fit %+v", trial, f)
 		}
@@ -78,7 +79,7 @@ func TestFitOutliers(t *testing.T) {
 	for _, i := range []int{2, 9, 16} {
 		ps[i].Ns *= 3
 	}
-	f, flags := Analyze(ps, 0)
+	f, flags := Analyze(ps, Flat(0))
 	if f == nil || !near(f.GBps, 8, 0.01) || !near(f.OverheadNs, 2000, 0.02) {
 		t.Fatalf("fit %+v", f)
 	}
@@ -114,7 +115,7 @@ func TestFitNonlinearFlagged(t *testing.T) {
 		"flat": func(float64) float64 { return 5000 },
 	}
 	for name, tf := range cases {
-		f, flags := Analyze(sweepPoints(tf), 0)
+		f, flags := Analyze(sweepPoints(tf), Flat(0))
 		c := codes(flags)
 		if !slices.Contains(c, "held_out") && !slices.Contains(c, "nonlinear") {
 			t.Errorf("%s: not flagged (fit %+v, flags %v)", name, f, flags)
@@ -126,7 +127,7 @@ func TestFitNonlinearFlagged(t *testing.T) {
 // a fit without a held-out check, flagged.
 func TestFitTooFew(t *testing.T) {
 	ps := []Point{{Bytes: 100, Ns: 10}, {Bytes: 200, Ns: 12}}
-	if f, flags := Analyze(ps, 0); f != nil || !slices.Equal(codes(flags), []string{"no_fit"}) {
+	if f, flags := Analyze(ps, Flat(0)); f != nil || !slices.Equal(codes(flags), []string{"no_fit"}) {
 		t.Errorf("fit %+v, flags %v", f, flags)
 	}
 	var small []Point
@@ -135,23 +136,98 @@ func TestFitTooFew(t *testing.T) {
 			small = append(small, p)
 		}
 	}
-	f, flags := Analyze(small, 0)
+	f, flags := Analyze(small, Flat(0))
 	if f == nil || f.HeldOut != 0 || !slices.Contains(codes(flags), "no_held_out") {
 		t.Errorf("fit %+v, flags %v", f, flags)
 	}
 }
 
 // Noisy samples (a wide interquartile range at most sizes) are flagged
-// as contention; a kernel faster than the copy ceiling is flagged too.
+// as contention; a kernel whose fitted bandwidth passes the copy of its
+// largest size is flagged too (its sizes each within their own copy: the
+// line through them runs steeper than the copy's mean).
 func TestFitNoisyAndAboveCeiling(t *testing.T) {
-	ps := sweepPoints(line(100, 50))
+	ps := sweepPoints(line(20000, 50))
 	for i := range ps {
 		ps[i].Spread = 0.6
 	}
-	_, flags := Analyze(ps, 20)
+	// The copy: no overhead, 40 GB/s. Every size is slower than its copy
+	// (20 µs + b/50 > b/40 up to 4 MB), except the largest two.
+	_, flags := Analyze(ps, Flat(40))
 	c := codes(flags)
-	if !slices.Contains(c, "noisy") || !slices.Contains(c, "above_ceiling") {
+	if !slices.Contains(c, "noisy") || !slices.Contains(c, "above_copy") {
 		t.Errorf("flags %v", flags)
+	}
+	ps = sweepPoints(line(100e3, 50))[:18] // to 8 MiB: 100 µs + b/50 stays slower than b/40
+	f, flags := Analyze(ps, Flat(40))
+	if c := codes(flags); !slices.Contains(c, "above_ceiling") || slices.Contains(c, "above_copy") || !near(f.CeilingFraction, 1.25, 1e-6) {
+		t.Errorf("fit %+v, flags %v", f, flags)
+	}
+}
+
+// The ceiling is a curve: each size is compared with a copy of its own
+// bytes. Synthetic timings of a copy that runs at 200 GB/s while its bytes
+// fit in a 1 MiB cache and at 40 GB/s past it; a kernel at 20 GB/s plus
+// 1 µs, except two sizes whose times are below their copies' (a clock
+// that ticked too coarsely): those two are flagged in place, kept out of
+// the fit, and the fit is the kernel's own line; the kernel's share of the
+// ceiling is its bandwidth over the copy at its largest size (50%), not
+// over the one figure of a flat ceiling.
+func TestFitAgainstCopyOfOwnSize(t *testing.T) {
+	var cp Ceiling
+	for b := 128.0; b <= 1<<28; b *= 2 {
+		gbps := 40.0
+		if b <= 1<<20 {
+			gbps = 200
+		}
+		cp.Points = append(cp.Points, Point{Elems: int(b / 2), Bytes: b, Ns: b / gbps})
+	}
+	curve := cp.Curve()
+	// Between two copies, their bandwidths interpolated on log-log axes;
+	// outside them, the nearest's.
+	for _, c := range []struct{ bytes, want float64 }{
+		{1 << 10, 200}, {1 << 27, 40}, {math.Sqrt(2) * (1 << 20), math.Sqrt(200 * 40)}, {16, 200}, {1 << 32, 40}} {
+		if got := curve(c.bytes); !near(got, c.want, 1e-9) {
+			t.Errorf("copy curve at %v bytes: %v GB/s, want %v", c.bytes, got, c.want)
+		}
+	}
+	ps := sweepPoints(line(1000, 20))
+	fast := map[float64]bool{1 << 16: true, 1 << 24: true}
+	for i := range ps {
+		if fast[ps[i].Bytes] {
+			ps[i].Ns = 0.9 * ps[i].Bytes / curve(ps[i].Bytes) // 111% of its copy
+		}
+	}
+	f, flags := Analyze(ps, curve)
+	if f == nil || !near(f.GBps, 20, 1e-6) || !near(f.OverheadNs, 1000, 1e-6) {
+		t.Fatalf("fit %+v (flags %v): want the line without the two fast sizes", f, flags)
+	}
+	for _, p := range ps {
+		if p.AboveCopy != fast[p.Bytes] || (p.AboveCopy && (p.HeldOut || p.Outlier)) {
+			t.Errorf("%v bytes: above copy %v, held out %v, outlier %v", p.Bytes, p.AboveCopy, p.HeldOut, p.Outlier)
+		}
+		if want := p.Bytes / curve(p.Bytes); !near(p.CopyNs, want, 1e-9) {
+			t.Errorf("%v bytes: copy %v ns, want %v", p.Bytes, p.CopyNs, want)
+		}
+		if !p.AboveCopy && p.Ns < p.CopyNs {
+			t.Errorf("%v bytes: %v ns, faster than its copy's %v, not flagged", p.Bytes, p.Ns, p.CopyNs)
+		}
+	}
+	if f.AboveCopy != 2 || f.FitPoints+f.HeldOut != len(ps)-2 || !near(f.CeilingGBps, 40, 1e-9) || !near(f.CeilingFraction, 0.5, 1e-9) {
+		t.Errorf("fit %+v", f)
+	}
+	c := codes(flags)
+	if !slices.Equal(c, []string{"above_copy"}) || !strings.Contains(flags[0].Detail, "64 KiB at 111%") || !strings.Contains(flags[0].Detail, "16 MiB at 111%") {
+		t.Errorf("flags %v", flags)
+	}
+	// A flat ceiling of the largest copy's figure (the old one) would put
+	// the cached sizes of a real kernel far above it: with the curve
+	// they are not.
+	for i := range ps {
+		ps[i].Ns = line(1000, 20)(ps[i].Bytes)
+	}
+	if _, flags := Analyze(ps, curve); len(flags) != 0 {
+		t.Errorf("a kernel slower than its copy at every size: flags %v", flags)
 	}
 }
 
@@ -162,7 +238,7 @@ func TestFitConstrained(t *testing.T) {
 	ps := sweepPoints(func(b float64) float64 { return b / 5 })
 	ps[0].Ns *= 0.9
 	ps[1].Ns *= 0.9
-	f, _ := Analyze(ps, 0)
+	f, _ := Analyze(ps, Flat(0))
 	if f == nil || f.OverheadNs < 0 || !near(f.GBps, 5, 0.02) {
 		t.Errorf("fit %+v", f)
 	}
@@ -182,7 +258,7 @@ func TestFitRegimes(t *testing.T) {
 		return one(b)
 	}
 	ps := sweepPoints(timeOf)
-	if f, flags := Analyze(ps, 70); f == nil || f.HeldOutError < MaxHeldOutError || !slices.Contains(codes(flags), "held_out") {
+	if f, flags := Analyze(ps, Flat(70)); f == nil || f.HeldOutError < MaxHeldOutError || !slices.Contains(codes(flags), "held_out") {
 		t.Fatalf("without worker counts: fit %+v, flags %v; want a held_out flag", f, flags)
 	}
 	for i := range ps {
@@ -191,7 +267,7 @@ func TestFitRegimes(t *testing.T) {
 			ps[i].Workers = 2
 		}
 	}
-	f, flags := Analyze(ps, 70)
+	f, flags := Analyze(ps, Flat(70))
 	if f == nil || len(f.Regimes) != 2 || f.HeldOutError > 1e-6 || len(flags) != 0 {
 		t.Fatalf("fit %+v, flags %v", f, flags)
 	}
@@ -207,7 +283,7 @@ func TestFitRegimes(t *testing.T) {
 	}
 	// A worker count that changes back and forth is not two regimes.
 	ps[3].Workers = 2
-	if f, _ := Analyze(ps, 70); f == nil || len(f.Regimes) != 0 {
+	if f, _ := Analyze(ps, Flat(70)); f == nil || len(f.Regimes) != 0 {
 		t.Errorf("interleaved worker counts: fit %+v", f)
 	}
 }

@@ -132,12 +132,20 @@ type Point struct {
 	Workers int
 	HeldOut bool // left out of the fit and predicted
 	Outlier bool // given no weight by the robust fit
+	// CopyNs is the copy ceiling's time for the same bytes, measured in
+	// the same run (Ceiling.Curve; 0: no ceiling). AboveCopy: the point
+	// ran faster than that copy — the clock, a cache the copy missed or a
+	// bytes_moved that counts more than the kernel moves — and is shown
+	// but kept out of the fit.
+	CopyNs    float64
+	AboveCopy bool
 }
 
 // PointFields are the columns of a point in JSON (role: 0 fitted, 1 held
-// out, 2 outlier). A report written before workers was added has the
-// first nine, and reads as workers 0.
-var PointFields = []string{"elems", "bytes_moved", "flops", "median_ns", "min_ns", "spread", "samples", "batch", "role", "workers"}
+// out, 2 outlier, 3 above the copy of its size). A report written before
+// workers or copy_ns was added has the first nine or ten, and reads as
+// workers 0, copy_ns 0.
+var PointFields = []string{"elems", "bytes_moved", "flops", "median_ns", "min_ns", "spread", "samples", "batch", "role", "workers", "copy_ns"}
 
 // MarshalJSON writes a point as one compact array (PointFields).
 func (p Point) MarshalJSON() ([]byte, error) {
@@ -147,9 +155,11 @@ func (p Point) MarshalJSON() ([]byte, error) {
 		role = 1
 	case p.Outlier:
 		role = 2
+	case p.AboveCopy:
+		role = 3
 	}
-	return []byte(fmt.Sprintf("[%d,%s,%s,%s,%s,%s,%d,%d,%d,%d]", p.Elems, num(p.Bytes, -1), num(p.Flops, -1),
-		num(roundNs(p.Ns), 6), num(roundNs(p.MinNs), 6), num(p.Spread, 3), p.Samples, p.Batch, role, p.Workers)), nil
+	return []byte(fmt.Sprintf("[%d,%s,%s,%s,%s,%s,%d,%d,%d,%d,%s]", p.Elems, num(p.Bytes, -1), num(p.Flops, -1),
+		num(roundNs(p.Ns), 6), num(roundNs(p.MinNs), 6), num(p.Spread, 3), p.Samples, p.Batch, role, p.Workers, num(roundNs(p.CopyNs), 6))), nil
 }
 
 // num writes a whole number as one, anything else with at most digits
@@ -182,7 +192,7 @@ func (p *Point) UnmarshalJSON(b []byte) error {
 	if body, ok = bytes.CutSuffix(body, []byte("]")); !ok {
 		return fmt.Errorf("point %s: want an array of %d numbers (%s)", b, len(PointFields), strings.Join(PointFields, ", "))
 	}
-	var v [10]float64
+	var v [11]float64
 	n := 0
 	for f := range bytes.SplitSeq(body, []byte(",")) {
 		if n == len(v) {
@@ -201,18 +211,21 @@ func (p *Point) UnmarshalJSON(b []byte) error {
 		}
 		n++
 	}
-	if n != len(PointFields) && n != len(PointFields)-1 {
+	if n < len(PointFields)-2 || n > len(PointFields) {
 		return fmt.Errorf("point %s: want %d fields (%s)", b, len(PointFields), strings.Join(PointFields, ", "))
 	}
 	role := int(v[8])
-	if v[8] != 0 && v[8] != 1 && v[8] != 2 {
-		return fmt.Errorf("point %s: role %v is not 0, 1 or 2", b, v[8])
+	if v[8] != 0 && v[8] != 1 && v[8] != 2 && v[8] != 3 {
+		return fmt.Errorf("point %s: role %v is not 0, 1, 2 or 3", b, v[8])
+	}
+	if c := v[10]; c < 0 || math.IsNaN(c) || math.IsInf(c, 0) {
+		return fmt.Errorf("point %s: copy_ns %v is not a time", b, c)
 	}
 	if w := v[9]; w < 0 || w > 1<<16 || w != math.Trunc(w) {
 		return fmt.Errorf("point %s: workers %v is not a whole number from 0 to 65536", b, w)
 	}
 	*p = Point{Elems: int(v[0]), Bytes: v[1], Flops: v[2], Ns: v[3], MinNs: v[4], Spread: v[5], Samples: int(v[6]), Batch: int(v[7]),
-		Workers: int(v[9]), HeldOut: role == 1, Outlier: role == 2}
+		Workers: int(v[9]), HeldOut: role == 1, Outlier: role == 2, AboveCopy: role == 3, CopyNs: v[10]}
 	return nil
 }
 
@@ -339,9 +352,18 @@ func (r *Report) check() error {
 			// The share of the ceiling is Fit's own (ceilingShare), to
 			// the half percent it is shown to (a report edited to 0 GB/s
 			// was shown as "0 GB/s (133% of the copy ceiling)").
-			want := ceilingShare(f.GBps, r.Ceiling.GBps)
+			// The ceiling is the copy at the kernel's largest fitted size
+			// where the fit says (CeilingGBps), else the report's one figure.
+			ceil := r.Ceiling.GBps
+			if f.CeilingGBps != 0 {
+				ceil = f.CeilingGBps
+			}
+			if badBW(f.CeilingGBps) {
+				return fmt.Errorf("judge report: kernel %s: copy ceiling %v GB/s is not a bandwidth", id, f.CeilingGBps)
+			}
+			want := ceilingShare(f.GBps, ceil)
 			if math.Abs(f.CeilingFraction-want) > 0.005 {
-				return fmt.Errorf("judge report: kernel %s: %v GB/s is %v of the copy ceiling (%v GB/s), not the %v the report says", id, f.GBps, want, r.Ceiling.GBps, f.CeilingFraction)
+				return fmt.Errorf("judge report: kernel %s: %v GB/s is %v of the copy ceiling (%v GB/s), not the %v the report says", id, f.GBps, want, ceil, f.CeilingFraction)
 			}
 			for _, g := range f.Regimes {
 				if bad(g.OverheadNs) || badBW(g.GBps) || bad(g.FromBytes) || g.Workers < 1 {
@@ -441,6 +463,16 @@ func Text(w io.Writer, r *Report) {
 			one = fmt.Sprintf("; one thread %s", FormatGBps(c.SingleThreadGBps))
 		}
 		fmt.Fprintf(w, "ceiling: %s (%s, %s moved per copy%s)\n", FormatGBps(c.GBps), c.Method, fmtBytes(c.Bytes), one)
+		if len(c.Points) > 1 {
+			peak := c.Points[0]
+			for _, p := range c.Points {
+				if p.Ns > 0 && p.Bytes/p.Ns > peak.Bytes/peak.Ns {
+					peak = p
+				}
+			}
+			fmt.Fprintf(w, "  a curve of %d sizes from %s, fastest %s at %s: each kernel size is compared with the copy of its own bytes\n",
+				len(c.Points), fmtBytes(c.Points[0].Bytes), FormatGBps(peak.Bytes/peak.Ns), fmtBytes(peak.Bytes))
+		}
 		if c.Note != "" {
 			fmt.Fprintf(w, "  note: %s\n", c.Note)
 		}

@@ -54,8 +54,8 @@ func TestReportRoundTrip(t *testing.T) {
 		t.Error("a second Marshal differs from the first")
 	}
 	// Each point on one line, in PointFields order.
-	if !strings.Contains(string(data), "\n        [16,640,0,95.5,90.25,0.125,11,133,0,1],\n") ||
-		!strings.Contains(string(data), `"point_fields": ["elems","bytes_moved","flops","median_ns","min_ns","spread","samples","batch","role","workers"]`) {
+	if !strings.Contains(string(data), "\n        [16,640,0,95.5,90.25,0.125,11,133,0,1,0],\n") ||
+		!strings.Contains(string(data), `"point_fields": ["elems","bytes_moved","flops","median_ns","min_ns","spread","samples","batch","role","workers","copy_ns"]`) {
 		t.Errorf("points not one per line:\n%s", data)
 	}
 }
@@ -63,15 +63,20 @@ func TestReportRoundTrip(t *testing.T) {
 // Times are kept to the ns from 100 ns up, whole numbers written whole.
 func TestPointCompact(t *testing.T) {
 	b, _ := Point{Elems: 3, Bytes: 1 << 30, Flops: 0.5, Ns: 1234.56, MinNs: 99.25, Spread: 1.0 / 3, Samples: 5, Batch: 1, Outlier: true, Workers: 2}.MarshalJSON()
-	if string(b) != "[3,1073741824,0.5,1235,99.25,0.333,5,1,2,2]" {
+	if string(b) != "[3,1073741824,0.5,1235,99.25,0.333,5,1,2,2,0]" {
+		t.Errorf("%s", b)
+	}
+	b, _ = Point{Elems: 3, Bytes: 64, Ns: 10, AboveCopy: true, CopyNs: 12.25}.MarshalJSON()
+	if string(b) != "[3,64,0,10,0,0,0,0,3,0,12.25]" {
 		t.Errorf("%s", b)
 	}
 }
 
 func TestReadRefuses(t *testing.T) {
 	// A point with null fields (a NaN spread) and spaces reads back; so
-	// does one from before the workers column, and one with it.
-	r, err := Read(strings.NewReader(`{"format": "fkc-judge/1", "kernels": [{"points": [[ 1, 2, 0, 4.5, 4, null, 5, 1, 1 ], [1,2,3,4,5,6,7,8,0,2]]}]}`))
+	// does one from before the workers column, one with it, and one with
+	// the copy of its size (role 3: above it).
+	r, err := Read(strings.NewReader(`{"format": "fkc-judge/1", "kernels": [{"points": [[ 1, 2, 0, 4.5, 4, null, 5, 1, 1 ], [1,2,3,4,5,6,7,8,0,2], [1,2,3,4,5,6,7,8,3,2,4.5]]}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,13 +86,18 @@ func TestReadRefuses(t *testing.T) {
 	if p := r.Kernels[0].Points[1]; p.Workers != 2 {
 		t.Errorf("point %+v", p)
 	}
+	if p := r.Kernels[0].Points[2]; !p.AboveCopy || p.HeldOut || p.Outlier || p.CopyNs != 4.5 {
+		t.Errorf("point %+v", p)
+	}
 	for _, bad := range []string{
 		`{"format": "fkc-judge/2", "kernels": []}`,
 		`{"format": "something-else"}`,
 		`[1, 2]`,
 		`{"format": "fkc-judge/1", "kernels": [{"points": [[1, 2, 3]]}]}`,
 		`{"format": "fkc-judge/1", "kernels": [{"points": [[1,2,3,4,5,6,7,8,9]]}]}`,
-		`{"format": "fkc-judge/1", "kernels": [{"points": [[1,2,3,4,5,6,7,8,0,0,0]]}]}`,
+		`{"format": "fkc-judge/1", "kernels": [{"points": [[1,2,3,4,5,6,7,8,0,0,0,0]]}]}`,
+		`{"format": "fkc-judge/1", "kernels": [{"points": [[1,2,3,4,5,6,7,8,0,0,-1]]}]}`,
+		`{"format": "fkc-judge/1", "kernels": [{"points": [[1,2,3,4,5,6,7,8,4,0,1]]}]}`,
 		`{"format": "fkc-judge/1", "kernels": [{"points": [[1,2,3,4,5,6,7,8,0,-1]]}]}`,
 		`{"format": "fkc-judge/1", "kernels": [{"points": [[1,2,3,4,5,6,7,8,0,1.5]]}]}`,
 		`{"format": "fkc-judge/1", "kernels": [{"points": [[1,2,3,4,5,6,7,8,null]]}]}`,
@@ -251,7 +261,7 @@ func TestFlatFitStaysReadable(t *testing.T) {
 	for i, b := 0, 1024.0; b <= 1<<27; i, b = i+1, b*2 {
 		pts = append(pts, Point{Elems: int(b / 4), Bytes: b, Ns: 5000 + 1e-9*b, MinNs: 5000, Samples: 5, Batch: 1, HeldOut: i%4 == 3})
 	}
-	f, _ := Analyze(pts, 3600)
+	f, _ := Analyze(pts, Flat(3600))
 	if f == nil || f.GBps > maxGBps {
 		t.Fatalf("fit %+v", f)
 	}

@@ -681,7 +681,7 @@ func (us *unitState) result() Kernel {
 		k.Clock = strings.Join(cs, "+")
 	}
 	if k.Error == "" && k.Skipped == "" {
-		k.Fit, k.Flags = Analyze(k.Points, us.s.rep.Ceiling.GBps)
+		k.Fit, k.Flags = Analyze(k.Points, us.s.rep.Ceiling.Curve())
 	}
 	if us.s.rep.Clock.Source == "" && len(k.Points) > 0 {
 		us.s.rep.Clock.Source = k.Clock // a GPU's: timestamps, or submit to mapped

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math/rand"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -30,9 +31,10 @@ func (f *fakeCeiling) release()             {}
 func (d fakeDevice) MaxBufferBytes() uint64 { return d.maxBuf }
 func (d fakeDevice) String() string         { return "fake GPU" }
 func (d fakeDevice) Driver() string         { return "fake driver 1.0" }
-func (f *fakeCeiling) copyNs(n uint64, _ bool) ([]float64, error) {
+func (f *fakeCeiling) modes(uint64) []bool  { return []bool{false} }
+func (f *fakeCeiling) copyNs(n uint64, _ bool, batch int) ([]float64, error) {
 	ns := 2 * float64(n) / f.gbps
-	f.clock.advance(ns)
+	f.clock.advance(float64(max(1, batch)) * ns)
 	return []float64{ns}, nil
 }
 
@@ -165,7 +167,7 @@ func TestSweepPlanning(t *testing.T) {
 	if ft.maxBuffer > 2<<20 || ft.maxHost > 3<<20 {
 		t.Errorf("largest buffer %v, largest footprint %v: past the device's 2 MiB or the 3 MiB cap", ft.maxBuffer, ft.maxHost)
 	}
-	if r.Ceiling.GBps != 20 || r.Ceiling.Method != "fake copy" || len(r.Ceiling.Points) != 7 || r.Ceiling.Note != "" {
+	if r.Ceiling.GBps != 20 || r.Ceiling.Method != "fake copy" || len(r.Ceiling.Points) != 21 || r.Ceiling.Note != "" {
 		t.Errorf("ceiling %+v", r.Ceiling)
 	}
 	if len(r.Kernels) != 3 {
@@ -453,4 +455,60 @@ func TestSweepOverBudgetListsTheRest(t *testing.T) {
 	} else if _, err := Read(bytes.NewReader(data)); err != nil {
 		t.Errorf("the report does not read back: %v", err)
 	}
+}
+
+// A real CPU sweep against its copy curve: the ceiling is measured from
+// 128 bytes up in the same run, every point is compared with the copy of
+// its own bytes, and no point is both faster than that copy and unflagged
+// (such points are flagged above_copy and left out of the fit). The
+// figures are logged: the largest share of its copy of any unflagged
+// point, and how many points ran faster than theirs.
+func TestSweepRealAgainstCopyCurve(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 4 s sweep")
+	}
+	eng, _ := engine.New()
+	s, err := New(eng, Options{Backend: engine.CPU, Kernels: []string{"fuel-cpu-backend/pad", "fkc-cpu-kernels/masked_fill"},
+		DType: tensor.F32, Budget: 4 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Run(t.Context(), s, nil)
+	c := r.Ceiling
+	if len(c.Points) < 10 || c.Points[0].Bytes != 2*ceilingFrom || c.GBps <= 0 {
+		t.Fatalf("ceiling %+v: want a curve from %d bytes up", c, 2*ceilingFrom)
+	}
+	curve := c.Curve()
+	worst, above, n := 0.0, 0, 0
+	for _, k := range r.Kernels {
+		if k.Error != "" || k.Fit == nil {
+			t.Errorf("%s %s: error %q, fit %v", k.ID(), k.Variant, k.Error, k.Fit)
+			continue
+		}
+		for _, p := range k.Points {
+			n++
+			if want := p.Bytes / curve(p.Bytes); !near(p.CopyNs, want, 1e-9) {
+				t.Errorf("%s %s: %v bytes compared with a %v ns copy, want %v", k.ID(), k.Variant, p.Bytes, p.CopyNs, want)
+			}
+			share := p.CopyNs / p.Ns // the point's bandwidth over its copy's
+			if p.AboveCopy {
+				above++
+				if share <= 1 || p.HeldOut || p.Outlier {
+					t.Errorf("%s %s: %v bytes at %.0f%% of its copy, flagged above it (held out %v, outlier %v)", k.ID(), k.Variant, p.Bytes, 100*share, p.HeldOut, p.Outlier)
+				}
+				continue
+			}
+			worst = max(worst, share)
+			if share > 1 {
+				t.Errorf("%s %s: %v bytes at %.0f%% of its copy, not flagged", k.ID(), k.Variant, p.Bytes, 100*share)
+			}
+		}
+		has := slices.ContainsFunc(k.Flags, func(f Flag) bool { return f.Code == "above_copy" })
+		if has != (k.Fit.AboveCopy > 0) {
+			t.Errorf("%s %s: %d sizes above their copy, flags %v", k.ID(), k.Variant, k.Fit.AboveCopy, k.Flags)
+		}
+		t.Logf("%s %s: %s", k.ID(), k.Variant, k.Measured())
+	}
+	t.Logf("copy curve %s to %s: %s to %s; %d points, %d above their copy (flagged), the rest at most %.0f%% of theirs",
+		fmtBytes(c.Points[0].Bytes), fmtBytes(c.Bytes), FormatGBps(c.Points[0].Bytes/c.Points[0].Ns), FormatGBps(c.GBps), n, above, 100*worst)
 }

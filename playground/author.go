@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"html/template"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -123,9 +125,32 @@ type AuthorResult struct {
 	Listed, Total           int // source lines shown, in the document
 	After                   int // lines left out after the last one shown
 	Kernels                 Catalog
-	FmtErr                  string
-	FmtLines                int // lines `fkc fmt` would re-indent
+	// Erring are the kernels a finding of severity error concerns (their
+	// sections may not run as written); the kernel list says so.
+	Erring   []string
+	FmtErr   string
+	FmtLines int // lines `fkc fmt` would re-indent
+	// Marks are the editor's gutter: one per line with findings, in order.
+	Marks []GutterMark
 }
+
+// GutterMark marks a line of the editor that has findings: its gravest
+// severity and the findings in words (the mark's tooltip).
+type GutterMark struct {
+	N     int
+	Sev   string
+	Title string
+}
+
+// Top is the mark's offset in the editor: lines of editorLineEm each,
+// past the editor's top border and padding.
+func (m GutterMark) Top() template.CSS {
+	return template.CSS(fmt.Sprintf("calc(1px + 0.5em + %d * %gem)", m.N-1, editorLineEm))
+}
+
+// editorLineEm is the editor's line height in its own em (style.css's
+// #author-src font: 0.85em/1.4): the gutter sets its marks by it.
+const editorLineEm = 1.4
 
 // SourceLine is one line of the listing with the findings at it.
 type SourceLine struct {
@@ -150,7 +175,11 @@ func (r AuthorResult) Status() string {
 	case !r.Loaded:
 		return r.File + ": not loaded — " + r.Summary()
 	}
-	return fmt.Sprintf("%s: %s; %s", r.File, r.Summary(), count(r.Kernels.Total, "kernel"))
+	st := fmt.Sprintf("%s: %s; %s", r.File, r.Summary(), count(r.Kernels.Total, "kernel"))
+	if r.Errors > 0 && r.Kernels.Total > 0 {
+		st += " — fix the errors before running them"
+	}
+	return st
 }
 
 func count(n int, what string) string {
@@ -225,6 +254,16 @@ func (s *Site) AuthorResult(a *Authored) AuthorResult {
 		r.Lines = append(r.Lines, l)
 	}
 	r.Listed, r.After = len(r.Lines), r.Total-last
+	r.Marks = gutterMarks(at)
+	seen := map[string]bool{}
+	for _, d := range a.Diags {
+		for _, k := range d.Kernels {
+			if d.Severity == "error" && !seen[k.Kernel] {
+				seen[k.Kernel] = true
+				r.Erring = append(r.Erring, k.Kernel)
+			}
+		}
+	}
 	if a.Canon != nil {
 		canon := strings.Split(string(a.Canon), "\n")
 		for i, l := range strings.Split(string(a.Src), "\n") {
@@ -235,6 +274,25 @@ func (s *Site) AuthorResult(a *Authored) AuthorResult {
 	}
 	r.Kernels = s.CatalogPage(Filter{})
 	return r
+}
+
+// gutterMarks are the editor's marks for the findings by line.
+func gutterMarks(at map[int][]contract.Diagnostic) []GutterMark {
+	var ms []GutterMark
+	for n, ds := range at {
+		m := GutterMark{N: n}
+		var words []string
+		for _, d := range ds {
+			if severityRank(d.Severity) > severityRank(m.Sev) {
+				m.Sev = d.Severity
+			}
+			words = append(words, d.Severity+": "+d.Msg)
+		}
+		m.Title = fmt.Sprintf("line %d: %s", n, strings.Join(words, "; "))
+		ms = append(ms, m)
+	}
+	slices.SortFunc(ms, func(a, b GutterMark) int { return a.N - b.N })
+	return ms
 }
 
 // rebuiltWhat says what the loader re-nested, from Document.Rebuilt

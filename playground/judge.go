@@ -153,11 +153,11 @@ func NewJudgePage(a, b *judge.Report, pick string) *JudgePage {
 	}
 	for i := range a.Kernels {
 		if rowKey(&a.Kernels[i]) == p.Pick {
-			p.Plot = NewPlot(&a.Kernels[i], a.Ceiling.GBps, ReportLabel(a))
+			p.Plot = NewPlot(&a.Kernels[i], &a.Ceiling, ReportLabel(a))
 		}
 	}
 	if b != nil && bykey[p.Pick] != nil {
-		p.PlotB = NewPlot(bykey[p.Pick], b.Ceiling.GBps, ReportLabel(b))
+		p.PlotB = NewPlot(bykey[p.Pick], &b.Ceiling, ReportLabel(b))
 	}
 	return p
 }
@@ -172,12 +172,16 @@ type Plot struct {
 }
 
 const (
-	plotW, plotH           = 440, 300
-	padL, padR, padT, padB = 58, 14, 14, 40
+	plotW, plotH = 440, 300
+	// padR leaves room for half the widest x tick ("100 MB"), centred on
+	// the frame's right edge.
+	padL, padR, padT, padB = 58, 26, 14, 40
 )
 
-// NewPlot draws kernel k's points, fit and ceiling.
-func NewPlot(k *judge.Kernel, ceilGBps float64, device string) *Plot {
+// NewPlot draws kernel k's points, fit and the copy ceiling of its
+// report: a curve, the copy of each size's bytes (a report from before
+// it was one: a line of its one bandwidth).
+func NewPlot(k *judge.Kernel, ceil *judge.Ceiling, device string) *Plot {
 	p := &Plot{Title: rowKey(k), Device: device, W: plotW, H: plotH, Summary: k.Measured()}
 	var xs, ys []float64
 	for _, pt := range k.Points {
@@ -212,9 +216,10 @@ func NewPlot(k *judge.Kernel, ceilGBps float64, device string) *Plot {
 			padL, plotW-padR, Y(v), Y(v), padL-4, Y(v)+4, fmtNsShort(v))
 	}
 	fmt.Fprintf(&b, `<text x="%d" y="%d" class="axis" text-anchor="middle">bytes moved (the contract's bytes_moved)</text>`, (plotW+padL)/2, plotH-6)
-	// The ceiling: time = bytes / copy bandwidth, a line of slope 1.
-	if ceilGBps > 0 {
-		fmt.Fprintf(&b, `<polyline class="ceiling" points="%s"/>`, curve(x0, x1, func(x float64) float64 { return x / ceilGBps }, X, Y, y0, y1))
+	// The ceiling: time = bytes / the copy's bandwidth at that size.
+	if cv := ceil.Curve(); cv != nil {
+		fmt.Fprintf(&b, `<polyline class="ceiling" points="%s"><title>a copy of the same bytes, measured in the same run</title></polyline>`,
+			curve(x0, x1, func(x float64) float64 { return x / cv(x) }, X, Y, y0, y1))
 	}
 	if f := k.Fit; f != nil && (f.GBps > 0 || f.OverheadNs > 0) {
 		// One line, or one per regime over its sizes (one worker, then
@@ -234,6 +239,7 @@ func NewPlot(k *judge.Kernel, ceilGBps float64, device string) *Plot {
 				curve(lo, hi, func(x float64) float64 { return f.Predict(x, g.Workers) }, X, Y, y0, y1), g.Workers, fmtNsShort(g.OverheadNs), judge.FormatGBps(g.GBps))
 		}
 	}
+	labelled := false
 	for _, pt := range k.Points {
 		if pt.Bytes <= 0 || pt.Ns <= 0 {
 			continue
@@ -244,8 +250,24 @@ func NewPlot(k *judge.Kernel, ceilGBps float64, device string) *Plot {
 			cls = "pt outlier"
 		case pt.HeldOut:
 			cls = "pt held"
+		case pt.AboveCopy:
+			cls = "pt above"
 		}
-		fmt.Fprintf(&b, `<circle class="%s" cx="%.1f" cy="%.1f" r="3.5"><title>%s moved: %s</title></circle>`, cls, X(pt.Bytes), Y(pt.Ns), bytesTick(pt.Bytes), fmtNsShort(pt.Ns))
+		of := ""
+		if pt.CopyNs > 0 {
+			of = fmt.Sprintf(", %.0f%% of a copy of its bytes", 100*pt.CopyNs/pt.Ns)
+		}
+		fmt.Fprintf(&b, `<circle class="%s" cx="%.1f" cy="%.1f" r="3.5"><title>%s moved: %s%s</title></circle>`, cls, X(pt.Bytes), Y(pt.Ns), bytesTick(pt.Bytes), fmtNsShort(pt.Ns), of)
+		if pt.AboveCopy && !labelled {
+			// Flagged in place, beside the first such point (the others
+			// share its mark): out of the fit.
+			labelled = true
+			lx, anchor := X(pt.Bytes)+6, "start"
+			if lx > plotW/2 {
+				lx, anchor = X(pt.Bytes)-6, "end"
+			}
+			fmt.Fprintf(&b, `<text class="flag" x="%.1f" y="%.1f" text-anchor="%s">above copy — timer resolution?</text>`, lx, max(float64(padT)+10, Y(pt.Ns)-6), anchor)
+		}
 	}
 	b.WriteString(`</svg>`)
 	p.SVG = template.HTML(b.String())

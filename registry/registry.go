@@ -102,27 +102,30 @@ func Build(docs []*contract.Document) *Registry {
 	return r
 }
 
-func (r *Registry) errf(d *contract.Document, k *contract.Kernel, format string, args ...any) {
-	r.Diags = append(r.Diags, contract.Diagnostic{File: d.File, Line: k.BlockLine, Severity: "error",
+// errf reports that kernel k cannot be fanned out, at the line of the
+// block's key at path (contract.Kernel.KeyLine).
+func (r *Registry) errf(d *contract.Document, k *contract.Kernel, path, format string, args ...any) {
+	r.Diags = append(r.Diags, contract.Diagnostic{File: d.File, Line: k.KeyLine(path), Severity: "error",
 		Code: "FanOut", Msg: fmt.Sprintf(format, args...), Kernels: []contract.KernelID{d.KernelID(k)}})
 }
 
 func (r *Registry) fanOut(d *contract.Document, k *contract.Kernel) []*Binding {
 	if len(k.Inputs) == 0 {
-		r.errf(d, k, "kernel %s has no inputs; it cannot be registered", k.Name)
+		r.errf(d, k, "accept.inputs", "kernel %s has no inputs; it cannot be registered", k.Name)
 		return nil
 	}
 	n := 1
 	var varying string
-	for _, in := range k.Inputs {
+	for i, in := range k.Inputs {
+		at := fmt.Sprintf("accept.inputs.%d.dtypes", i)
 		switch m := len(in.DTypes); {
 		case m == 0:
-			r.errf(d, k, "kernel %s: input %s has no valid dtypes; it cannot be registered", k.Name, in.Name)
+			r.errf(d, k, at, "kernel %s: input %s has no valid dtypes; it cannot be registered", k.Name, in.Name)
 			return nil
 		case m > 1 && n == 1:
 			n, varying = m, in.Name
 		case m > 1 && m != n:
-			r.errf(d, k, "kernel %s: inputs %s and %s list %d and %d dtypes; dtypes vary jointly by position, so the lists must have the same length",
+			r.errf(d, k, at, "kernel %s: inputs %s and %s list %d and %d dtypes; dtypes vary jointly by position, so the lists must have the same length",
 				k.Name, varying, in.Name, n, m)
 			return nil
 		}
@@ -141,10 +144,10 @@ func (r *Registry) fanOut(d *contract.Document, k *contract.Kernel) []*Binding {
 		for _, dt := range b.InputDTypes {
 			names = append(names, dt.String())
 		}
-		for _, o := range k.Outputs {
+		for j, o := range k.Outputs {
 			dt, err := o.DTypeRule.DType(k.Inputs, b.InputDTypes)
 			if err != nil {
-				r.errf(d, k, "kernel %s: output %s: %v", k.Name, o.Name, err)
+				r.errf(d, k, fmt.Sprintf("return.outputs.%d.dtype_rule", j), "kernel %s: output %s: %v", k.Name, o.Name, err)
 				return nil
 			}
 			b.OutDTypes = append(b.OutDTypes, dt)

@@ -161,6 +161,20 @@ func redraw() {
 	}
 	setHTML("author-result", html)
 	setText("author-status", r.Status()+author.kept)
+	authorGutter(r)
+}
+
+// authorGutter redraws the editor's gutter marks for r, where the text
+// is scrolled to.
+func authorGutter(r playground.AuthorResult) {
+	html, err := playground.Render("author-gutter", r)
+	if err != nil {
+		return
+	}
+	setHTML("author-gutter", html)
+	if in := js.Global().Get("document").Call("querySelector", "#author-gutter .gutter-in"); in.Truthy() {
+		in.Get("style").Set("transform", fmt.Sprintf("translateY(%dpx)", -byID("author-src").Get("scrollTop").Int()))
+	}
 }
 
 // authorFile reads the file chosen (or dropped on the editor, which hands

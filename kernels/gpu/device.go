@@ -12,6 +12,7 @@ package gpu
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -315,9 +316,33 @@ func (d *Device) perThread() int {
 // Info describes the adapter.
 func (d *Device) Info() AdapterInfo { return d.info }
 
-// String is a one-line description, e.g. "llvmpipe (LLVM 15.0.6, 256 bits) (Vulkan, CPU)".
+// String is a one-line description, e.g. "llvmpipe (LLVM 15.0.6, 256 bits) (Vulkan, CPU)",
+// "google swiftshader (WebGPU)" where the adapter has no type to say.
 func (d *Device) String() string {
+	if d.info.AdapterType == "" {
+		return fmt.Sprintf("%s (%s)", d.info.Name, d.info.Backend)
+	}
 	return fmt.Sprintf("%s (%s, %s)", d.info.Name, d.info.Backend, d.info.AdapterType)
+}
+
+// browserAdapterName names a browser's adapter from its GPUAdapterInfo: the
+// description where the browser gives one, else its vendor, architecture
+// and device as far as given ("google swiftshader"), else "unnamed
+// adapter" (a browser may withhold all of them).
+func browserAdapterName(vendor, architecture, device, description string) string {
+	if d := strings.TrimSpace(description); d != "" {
+		return d
+	}
+	var parts []string
+	for _, p := range []string{vendor, architecture, device} {
+		if p = strings.TrimSpace(p); p != "" && !slices.Contains(parts, p) {
+			parts = append(parts, p)
+		}
+	}
+	if len(parts) == 0 {
+		return "unnamed adapter"
+	}
+	return strings.Join(parts, " ")
 }
 
 // LastGPUTime is the wall time of the most recent kernel call from submit to

@@ -172,13 +172,7 @@ func OpenBrowser() (*Device, error) {
 		}
 		return ""
 	}
-	name := str(info, "description")
-	if name == "" {
-		name = str(info, "device")
-	}
-	if name == "" {
-		name = "WebGPU adapter"
-	}
+	name := browserAdapterName(str(info, "vendor"), str(info, "architecture"), str(info, "device"), str(info, "description"))
 	d.info = AdapterInfo{
 		Name:                              name,
 		Backend:                           "WebGPU",

@@ -243,6 +243,12 @@
   document.addEventListener("mouseover", (e) => { const c = e.target.closest(".cell"); if (c) highlight(c); });
   document.addEventListener("focusin", (e) => { if (e.target.classList && e.target.classList.contains("cell")) highlight(e.target); });
   document.addEventListener("mouseout", (e) => { if (e.target.closest(".cells") && !e.relatedTarget?.closest?.(".cells")) highlight(null); });
+  // The contract editor's gutter (findings beside their lines) scrolls with its text.
+  document.addEventListener("scroll", (e) => {
+    if (e.target.id !== "author-src") return;
+    const g = document.querySelector("#author-gutter .gutter-in");
+    if (g) g.style.transform = `translateY(${-e.target.scrollTop}px)`;
+  }, true);
   // Arrow keys move between a grid's cells (one tab stop per grid).
   document.addEventListener("keydown", (e) => {
     const c = e.target.classList && e.target.classList.contains("cell") ? e.target : null;
