@@ -16,6 +16,8 @@ import (
 type CheckOptions struct {
 	Seed   int64
 	Random int // random cases per dtype × variant, beside the edges
+	// DType, when set, keeps only the cases of that dtype (a puzzle's).
+	DType tensor.DType
 	// Progress, when set, hears of each case as it is judged.
 	Progress func(v *Verdict)
 }
@@ -41,6 +43,16 @@ func (r *Report) OK() bool { return r.Failed == nil }
 // in the same order, as case by case.
 func Check(dev kernels.LabDevice, k *Kernel, user string, opt CheckOptions) *Report {
 	cases := k.Derive(opt.Seed, opt.Random)
+	if opt.DType != tensor.Invalid {
+		kept := cases[:0]
+		for _, c := range cases {
+			if c.DType == opt.DType {
+				c.N = len(kept) + 1
+				kept = append(kept, c)
+			}
+		}
+		cases = kept
+	}
 	rep := &Report{Kernel: k, Cases: len(cases)}
 	f64 := dev.LabAdapter().ShaderF64
 	record := func(v *Verdict) bool {
@@ -194,6 +206,12 @@ func (v *Verdict) Print(w io.Writer) {
 // returns the `fkc run` line that runs the same kernel on them natively,
 // judged the same way (fkc run --wgsl).
 func Repro(v *Verdict, wgslFile, kernelID, dir string) (string, error) {
+	return ReproLine(v, wgslFile, kernelID, dir, tensor.WriteNpyFile)
+}
+
+// ReproLine is Repro with the inputs handed to write (path, tensor)
+// instead of written as files: the page offers them as downloads.
+func ReproLine(v *Verdict, wgslFile, kernelID, dir string, write func(string, *tensor.Tensor) error) (string, error) {
 	c := v.Case.Call
 	o, err := ops.Of(c)
 	if err != nil {
@@ -208,7 +226,7 @@ func Repro(v *Verdict, wgslFile, kernelID, dir string) (string, error) {
 		t := c.In(in.Name)
 		bf16 = bf16 || t.DType == tensor.BF16
 		p := filepath.Join(dir, in.Name+".npy")
-		if err := tensor.WriteNpyFile(p, t); err != nil {
+		if err := write(p, t); err != nil {
 			return "", err
 		}
 		args = append(args, "-i", in.Name+"="+quote(p))

@@ -108,9 +108,11 @@ type Verdict struct {
 	// Why is a failure's kind in words: "wrong values", "timed out: a loop
 	// ran past 32768 iterations", "wrote past its output …", "never wrote
 	// 3 of 12 cells", a compile error; or why a case was skipped.
-	Why     string
-	Cells   []Cell // the first wrong cells
-	Wrong   int    // every wrong cell
+	Why   string
+	Cells []Cell // the first wrong cells
+	Wrong int    // every wrong cell
+	// All is every wrong cell (the page marks each on its grid).
+	All     []Cell
 	Compile *CompileError
 	Outcome *Outcome
 }
@@ -168,6 +170,7 @@ func Judge(c *Case, res *Outcome, match verify.Match) *Verdict {
 		if i < maxCells {
 			v.Cells = append(v.Cells, cell)
 		}
+		v.All = append(v.All, cell)
 	}
 	n := res.Out.NumElems()
 	switch {
