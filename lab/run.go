@@ -269,6 +269,9 @@ func coordOf(i int, shape []int) []int {
 	return c
 }
 
+// Describe is a call's operands and flags: "sum x=F32[3,5] --dim 1".
+func Describe(c *kernels.Call) string { return describe(c) }
+
 // describe is a call's operands and flags: "x=F32[3,5] --dim 1".
 func describe(c *kernels.Call) string {
 	o, err := ops.Of(c)

@@ -196,6 +196,10 @@
       if (el) forward(type, el, e.target);
     }, true);
   }
+  // The lab's editor: its gutter scrolls with the text.
+  document.addEventListener("scroll", (e) => {
+    if (e.target.id === "lab-code") { const g = document.getElementById("lab-gutter"); if (g) g.scrollTop = e.target.scrollTop; }
+  }, true);
   document.addEventListener("toggle", (e) => { if (e.target.dataset && e.target.dataset.action) forward("toggle", e.target); }, true);
   document.addEventListener("submit", (e) => { if (e.target.getAttribute("method") !== "dialog") e.preventDefault(); });
   // A file dropped on a [data-drop] element goes to the file input it names
