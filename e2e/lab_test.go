@@ -385,3 +385,37 @@ func TestLabPuzzles(t *testing.T) {
 		t.Errorf("%d puzzles shown solved, want %d", n, len(lab.Puzzles))
 	}
 }
+
+// Every family's plain kernel passes its derived cases in Chromium
+// (Tint, SwiftShader), through the console API fkc.lab.check: the
+// browser's compiler refuses some WGSL that naga accepts, and SwiftShader
+// flushes f32 subnormals. One kernel per family and element size.
+func TestLabPlainKernelsInChromium(t *testing.T) {
+	ctx := tab(t, nil)
+	open(t, ctx, "#/lab")
+	needGPU(t, ctx)
+	for _, id := range []string{
+		"fuel-vulkan-kernels/pad_const_b1", "fuel-vulkan-kernels/pad_reflect_b2", "fuel-vulkan-kernels/pad_replicate_b8", "fkc-cpu-kernels/pad_circular",
+		"fuel-vulkan-kernels/pad_backward_const_b1", "fuel-vulkan-kernels/pad_backward_reflect_f16", "fkc-cpu-kernels/pad_backward_symmetric",
+		"fkc-cpu-kernels/masked_fill", "fuel-reference-backend/sum_all", "fuel-reference-backend/mean_dim", "fuel-reference-backend/argmax_dim",
+		"fuel-reference-backend/reduce_sum_to", "fuel-reference-backend/reduce_max_to_backward", "fuel-reference-backend/index_select_tensor",
+		"fuel-reference-backend/embedding", "fuel-reference-backend/gather", "fuel-reference-backend/index_add", "fuel-reference-backend/scatter_add",
+	} {
+		b, _ := json.Marshal(id)
+		var r struct {
+			Cases, Passed, Skipped int
+			OK                     bool
+			MS                     float64
+			Failed                 struct{ Report string }
+		}
+		js := fmt.Sprintf(`fkc.lab.template({kernel: %s}).then(w => fkc.lab.check({kernel: %s, wgsl: w, cases: 2})).then(r => JSON.stringify(r))`, b, b)
+		if err := json.Unmarshal([]byte(eval[string](t, ctx, js)), &r); err != nil {
+			t.Fatal(err)
+		}
+		if !r.OK {
+			t.Errorf("%s: %d of %d passed, then:\n%s", id, r.Passed, r.Cases, r.Failed.Report)
+			continue
+		}
+		t.Logf("%s: %d passed, %d skipped of %d, %.0f ms", id, r.Passed, r.Skipped, r.Cases, r.MS)
+	}
+}

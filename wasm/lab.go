@@ -524,3 +524,131 @@ func labBench() {
 	}
 	setHTML("lab-bench-out", mustRender("lab-bench", playground.NewLabBench(lines)))
 }
+
+// ---- the console API: fkc.lab.template, fkc.lab.check, fkc.lab.bench ----
+
+// labKernel finds the request's kernel for the console API.
+func labKernel(call, id string) (*lab.Kernel, error) {
+	if id == "" {
+		return nil, fmt.Errorf("lab.%s: the request names no kernel (kernel: \"PROVIDER/NAME\", e.g. %q)", call, "fuel-vulkan-kernels/pad_reflect_b4")
+	}
+	return lab.Find(app.eng, id)
+}
+
+// scriptLabTemplate is fkc.lab.template({kernel}): the plain kernel.
+func scriptLabTemplate(reqJSON string) (any, error) {
+	var req struct {
+		Kernel string `json:"kernel"`
+	}
+	if err := decodeRequest("lab.template", reqJSON, "{kernel}", &req); err != nil {
+		return nil, surfaceError(err)
+	}
+	k, err := labKernel("template", req.Kernel)
+	if err != nil {
+		return nil, surfaceError(err)
+	}
+	src, err := k.Template()
+	return src, surfaceError(err)
+}
+
+// labDevice waits for WebGPU for the console API.
+func labDevice() error {
+	<-app.gpuDone
+	if why, missing := gpuMissing(); missing {
+		return fmt.Errorf("the lab runs on WebGPU, which this browser does not offer (%s)", why)
+	}
+	return nil
+}
+
+// scriptLabCheck is fkc.lab.check({kernel, wgsl, cases, seed}): fkc lab
+// check in the tab.
+func scriptLabCheck(reqJSON string) (any, error) {
+	var req struct {
+		Kernel string `json:"kernel"`
+		WGSL   string `json:"wgsl"`
+		Cases  *int   `json:"cases"`
+		Seed   *int64 `json:"seed"`
+	}
+	if err := decodeRequest("lab.check", reqJSON, "{kernel, wgsl, cases, seed}", &req); err != nil {
+		return nil, surfaceError(err)
+	}
+	k, err := labKernel("check", req.Kernel)
+	if err != nil {
+		return nil, surfaceError(err)
+	}
+	opt := lab.CheckOptions{Seed: 1, Random: playground.LabRandom}
+	if req.Cases != nil {
+		if *req.Cases < 0 || *req.Cases > 1000 {
+			return nil, surfaceError(fmt.Errorf("lab.check: cases %d: want 0 to 1000 random cases per dtype and variant", *req.Cases))
+		}
+		opt.Random = *req.Cases
+	}
+	if req.Seed != nil {
+		opt.Seed = *req.Seed
+	}
+	if err := labDevice(); err != nil {
+		return nil, surfaceError(err)
+	}
+	t0 := time.Now()
+	rep := lab.Check(app.dev, k, req.WGSL, opt)
+	out := map[string]any{"kernel": k.ID, "cases": rep.Cases, "passed": rep.Passed, "skipped": rep.Skipped,
+		"ok": rep.OK(), "ms": float64(time.Since(t0).Microseconds()) / 1000}
+	if v := rep.Failed; v != nil {
+		var b strings.Builder
+		v.Print(&b)
+		out["failed"] = map[string]any{"case": v.Case.N, "why": v.Why, "wrong": v.Wrong, "report": b.String()}
+		if v.Compile == nil {
+			if line, err := lab.ReproLine(v, "mine.wgsl", k.ID, "", func(string, *tensor.Tensor) error { return nil }); err == nil {
+				out["repro"] = line
+			}
+		}
+	}
+	return jsonString(out)
+}
+
+// scriptLabBench is fkc.lab.bench({kernel, wgsl, elems, reps}): fkc lab
+// bench in the tab.
+func scriptLabBench(reqJSON string) (any, error) {
+	var req struct {
+		Kernel string `json:"kernel"`
+		WGSL   string `json:"wgsl"`
+		Elems  int    `json:"elems"`
+		Reps   int    `json:"reps"`
+	}
+	if err := decodeRequest("lab.bench", reqJSON, "{kernel, wgsl, elems, reps}", &req); err != nil {
+		return nil, surfaceError(err)
+	}
+	k, err := labKernel("bench", req.Kernel)
+	if err != nil {
+		return nil, surfaceError(err)
+	}
+	if req.Elems == 0 {
+		req.Elems = 1 << 18
+	}
+	if req.Reps == 0 {
+		req.Reps = 9
+	}
+	if req.Elems < 1 || req.Elems > tabLimits.MaxElems/4 || req.Reps < 1 || req.Reps > 100 {
+		return nil, surfaceError(fmt.Errorf("lab.bench: elems %d, reps %d: want 1 to %d elements and 1 to 100 runs", req.Elems, req.Reps, tabLimits.MaxElems/4))
+	}
+	if err := labDevice(); err != nil {
+		return nil, surfaceError(err)
+	}
+	unlock := app.lock()
+	lines := lab.Bench(app.dev, app.eng, k, req.WGSL, lab.BenchOptions{Elems: req.Elems, Reps: req.Reps, Seed: 1})
+	unlock()
+	var out []map[string]any
+	for _, l := range lines {
+		m := map[string]any{"variant": l.Variant.String(), "dtype": l.DType.String(), "call": l.Call, "ok": l.OK(), "text": l.String()}
+		if l.Err == "" {
+			m["mine_ms"] = float64(l.Mine.Nanoseconds()) / 1e6
+			m["builtin_ms"] = float64(l.Builtin.Nanoseconds()) / 1e6
+			m["mine_gbps"], m["builtin_gbps"], m["copy_gbps"] = l.MineGBps, l.BuiltinGBps, l.CopyGBps
+			m["floor_ms"], m["credible"], m["clock"], m["bytes"] = l.FloorNs/1e6, l.MineCredible, l.Clock, l.Bytes
+		} else {
+			m["error"] = l.Err
+		}
+		out = append(out, m)
+	}
+	return jsonString(out)
+}

@@ -42,6 +42,29 @@ fn x_bits(e: u32) -> vec2<u32> {
     return vec2<u32>(x[e], 0u);
 }
 
+// a > b and a == b as IEEE compares on the f32 bits (F64: the f64 values):
+// an adapter may flush f32 subnormals in float compares (SwiftShader
+// does), which would tie a subnormal with 0 where the CPU oracle orders
+// them. NaN compares false, +0 equals -0, as the float compares do.
+fn acc_gt(a: ACC, b: ACC) -> bool {
+    if (EB == 8u) {
+        return a > b;
+    }
+    let x = bitcast<u32>(f32(a));
+    let y = bitcast<u32>(f32(b));
+    if (isnan32(x) || isnan32(y)) {
+        return false;
+    }
+    return gt32(x, y);
+}
+
+fn acc_eq(a: ACC, b: ACC) -> bool {
+    if (EB == 8u) {
+        return a == b;
+    }
+    return eq32(bitcast<u32>(f32(a)), bitcast<u32>(f32(b)));
+}
+
 // The bits of -inf (neg) or +inf in the element dtype.
 fn inf_bits(neg: bool) -> vec2<u32> {
     var s = 0u;
@@ -93,11 +116,11 @@ fn fold(o: u32) -> Fold {
         if (P.op == 0u || P.op == 3u) {
             f.value = f.value + v;
         } else if (P.op == 4u || P.op == 5u) {
-            if (j == 0u || (P.op == 4u && v > best) || (P.op == 5u && v < best)) {
+            if (j == 0u || (P.op == 4u && acc_gt(v, best)) || (P.op == 5u && acc_gt(best, v))) {
                 best = v;
                 f.index = j;
             }
-        } else if ((P.op == 1u && v > best) || (P.op == 2u && v < best)) {
+        } else if ((P.op == 1u && acc_gt(v, best)) || (P.op == 2u && acc_gt(best, v))) {
             best = v;
             f.bits = x_bits(e);
         }
