@@ -45,11 +45,22 @@ func TestAccessibility(t *testing.T) {
 		{"your contract", "#/author", `document.querySelector("main h1")`},
 		{"scripting API", "#/api", `document.querySelector("main h1")`},
 		{"the Judge", "#/judge", `document.querySelector(".judge-table")`},
+		{"kernel lab", "#/lab", `document.querySelector("ul.labks a")`},
+		{"kernel puzzles", "#/lab/puzzles", `document.querySelector("ol.puzzles a")`},
+		{"a puzzle", "#/lab/puzzles/gather", `document.getElementById("lab-code")`},
 	} {
 		open(t, ctx, page.hash)
 		waitFor(t, ctx, page.ready)
 		checkAxe(t, ctx, src, page.name)
 	}
+	// The lab's editor with a failing case drawn (a reflect kernel that
+	// never writes: every cell marked).
+	open(t, ctx, "#/lab/fuel-vulkan-kernels%2Fpad_reflect_b4")
+	waitFor(t, ctx, `document.getElementById("lab-code")`)
+	setCode(t, ctx, strings.Replace(labTemplate(t, reflectID), "        out[t] = elem(t).x;\n", "", 1))
+	labRun(t, ctx)
+	waitFor(t, ctx, `document.querySelector("#lab-fail .gridbox .cell")`)
+	checkAxe(t, ctx, src, "kernel lab, a failing case")
 }
 
 // checkAxe runs axe-core (src) on the page in ctx: a serious or critical

@@ -68,6 +68,13 @@ type LabDevice interface {
 	SetLabTimeout(d time.Duration)
 }
 
+// LabBatcher is a LabDevice that runs several modules in one submission
+// (kernels/gpu.Device): a check's cases cost one round trip per batch
+// instead of one each. A compile error of any module fails the batch.
+type LabBatcher interface {
+	RunLabBatch(rs []*LabRun) ([]*LabResult, error)
+}
+
 // WGSLError is a shader module that did not compile: the compiler's text.
 type WGSLError struct{ Msg string }
 

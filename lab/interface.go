@@ -339,6 +339,17 @@ fn lab_tick() -> bool {
     }
     return false;
 }
+// The tick of a loop a barrier may follow or sit in (docs/lab.md): every
+// invocation of the workgroup stops together.
+var<workgroup> lab_stop: u32;
+fn lab_tick_uniform() -> bool {
+    lab_iters = lab_iters + 1u;
+    if (lab_iters > lab_budget[1]) {
+        lab_budget[0] = 1u;
+        lab_stop = 1u;
+    }
+    return workgroupUniformLoad(&lab_stop) != 0u;
+}
 `, k+2)
 	return b.String()
 }

@@ -17,6 +17,105 @@ import (
 // tick is what the rewrite puts after the opening brace of every loop body.
 const tick = " if (lab_tick()) { break; }"
 
+// uniformTick is the tick of a loop that a barrier must be able to follow
+// or sit in (its body holds a barrier, or one comes after it in the same
+// function): the counter is per invocation, so its break would make the
+// barrier's control flow non-uniform, which WGSL refuses. lab_tick_uniform
+// ends the loop for the whole workgroup at once, through a workgroup flag
+// read with workgroupUniformLoad (itself a barrier: such a loop must be in
+// uniform control flow, as a barrier loop is).
+const uniformTick = " if (lab_tick_uniform()) { break; }"
+
+// barrierCalls are the calls that need uniform control flow.
+var barrierCalls = regexp.MustCompile(`\b(workgroupBarrier|storageBarrier|textureBarrier|workgroupUniformLoad)\s*\(`)
+
+// needsUniform reports whether the loop body opening at src[open] ('{')
+// holds a barrier, or one follows it in the same function. code is src
+// with its comments blanked out (the same length).
+func needsUniform(code string, open int) bool {
+	end := matching(code, open)
+	if barrierCalls.MatchString(code[open:end]) {
+		return true
+	}
+	// the enclosing function's end: where the brace depth, counted from
+	// the module's start, returns to 0
+	depth := 0
+	for i := 0; i < open; i++ {
+		switch code[i] {
+		case '{':
+			depth++
+		case '}':
+			depth--
+		}
+	}
+	fnEnd := end
+	for d := depth; fnEnd < len(code) && d > 0; fnEnd++ {
+		switch code[fnEnd] {
+		case '{':
+			d++
+		case '}':
+			d--
+		}
+	}
+	return barrierCalls.MatchString(code[end:min(fnEnd, len(code))])
+}
+
+// matching is the index just past the brace that closes code[open].
+func matching(code string, open int) int {
+	d := 0
+	for i := open; i < len(code); i++ {
+		switch code[i] {
+		case '{':
+			d++
+		case '}':
+			d--
+			if d == 0 {
+				return i + 1
+			}
+		}
+	}
+	return len(code)
+}
+
+// blankComments is src with every comment's bytes (but newlines) turned
+// into spaces.
+func blankComments(src string) string {
+	b := []byte(src)
+	for i := 0; i < len(b); {
+		switch {
+		case strings.HasPrefix(src[i:], "//"):
+			for i < len(b) && b[i] != '\n' {
+				b[i] = ' '
+				i++
+			}
+		case strings.HasPrefix(src[i:], "/*"):
+			nest := 0
+			for i < len(b) {
+				if strings.HasPrefix(src[i:], "/*") {
+					nest++
+					b[i], b[i+1] = ' ', ' '
+					i += 2
+				} else if strings.HasPrefix(src[i:], "*/") {
+					nest--
+					b[i], b[i+1] = ' ', ' '
+					i += 2
+					if nest == 0 {
+						break
+					}
+				} else {
+					if b[i] != '\n' {
+						b[i] = ' '
+					}
+					i++
+				}
+			}
+		default:
+			i++
+		}
+	}
+	return string(b)
+}
+
 // insertion is one tick put into the source: where (1-based line and
 // column of the brace it follows) and how long.
 type insertion struct{ line, col, n int }
@@ -63,6 +162,7 @@ func addTicks(src string) (string, []insertion, error) {
 	// opens its body (for: after its parenthesised header).
 	pending, depth := "", 0
 	kwLine, kwCol := 0, 0
+	code := blankComments(src)
 	i := 0
 	for i < len(src) {
 		c := src[i]
@@ -114,8 +214,12 @@ func addTicks(src string) (string, []insertion, error) {
 			emit("{")
 			i++
 			if pending != "" && depth == 0 {
-				ticks = append(ticks, insertion{line, col, len(tick)})
-				out.WriteString(tick) // not advanced: positions stay the user's
+				t := tick
+				if needsUniform(code, i-1) {
+					t = uniformTick
+				}
+				ticks = append(ticks, insertion{line, col, len(t)})
+				out.WriteString(t) // not advanced: positions stay the user's
 				pending = ""
 			}
 		case c == ';' && pending != "" && depth == 0:
@@ -180,6 +284,16 @@ func (m *Module) CompileErr(raw string) *CompileError {
 			e.Msg = validationMsg(raw)
 		}
 	}
+	return m.place(e)
+}
+
+// At is a compiler message at a line and column of the module's text
+// (getCompilationInfo's), placed at the user's position.
+func (m *Module) At(line, col int, msg string) *CompileError {
+	return m.place(&CompileError{Line: line, Col: col, Msg: msg, Raw: msg})
+}
+
+func (m *Module) place(e *CompileError) *CompileError {
 	if e.Line > m.userLines {
 		e.Prelude = true
 		return e

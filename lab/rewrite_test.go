@@ -62,3 +62,34 @@ fn f(n: u32) -> u32 {
 		}
 	}
 }
+
+// A loop that holds a barrier, or that a barrier follows in the same
+// function, takes the uniform tick; other loops the per-invocation one.
+func TestUniformTicks(t *testing.T) {
+	src := `fn f(lid: u32) {
+    for (var s = 32u; s > 0u; s = s / 2u) { if (lid < s) { } workgroupBarrier(); }
+}
+fn g(n: u32) -> u32 {
+    var a = 0u;
+    for (var i = 0u; i < n; i = i + 1u) { a = a + i; } // workgroupBarrier() in a comment
+    return a;
+}
+fn h() {
+    loop { break; }
+    storageBarrier();
+}
+`
+	out, ticks, err := addTicks(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ticks) != 3 {
+		t.Fatalf("%d ticks, want 3", len(ticks))
+	}
+	if got := strings.Count(out, uniformTick); got != 2 {
+		t.Errorf("%d uniform ticks, want 2 (f's barrier loop, h's loop before a barrier):\n%s", got, out)
+	}
+	if got := strings.Count(out, tick); got != 1 {
+		t.Errorf("%d plain ticks, want 1 (g's loop):\n%s", got, out)
+	}
+}

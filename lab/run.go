@@ -53,6 +53,16 @@ func Execute(dev kernels.LabDevice, user string, c *kernels.Call, opt Options) (
 
 // Run runs a built module on a call laid out as l.
 func (m *Module) Run(dev kernels.LabDevice, c *kernels.Call, l *Layout, opt Options) (*Outcome, error) {
+	r := m.labRun(c, l, opt)
+	res, err := dev.RunLab(r)
+	if err != nil {
+		return nil, m.runErr(err)
+	}
+	return outcome(l, r, res), nil
+}
+
+// labRun is the device's description of one run of m on c.
+func (m *Module) labRun(c *kernels.Call, l *Layout, opt Options) *kernels.LabRun {
 	budget := opt.Budget
 	if budget == 0 {
 		budget = Budget
@@ -61,21 +71,25 @@ func (m *Module) Run(dev kernels.LabDevice, c *kernels.Call, l *Layout, opt Opti
 	for i, in := range l.Op.Inputs {
 		ins[i] = c.In(in.Name).Data
 	}
-	out := tensor.New(l.Out, l.OutShape)
-	r := &kernels.LabRun{Label: l.Op.Name, Source: m.Source, Entry: "main", Inputs: ins, OutBytes: len(out.Data),
+	return &kernels.LabRun{Label: l.Op.Name, Source: m.Source, Entry: "main", Inputs: ins, OutBytes: tensor.NumElems(l.OutShape) * l.Out.Size(),
 		Params: l.ParamBytes(), Views: l.Views(), Marker: Marker, Budget: budget,
 		Workgroups: max(1, (l.Units+WG-1)/WG), RowGroups: opt.RowGroups, Repeat: opt.Repeat}
-	res, err := dev.RunLab(r)
-	if err != nil {
-		var w *kernels.WGSLError
-		if errors.As(err, &w) {
-			return nil, m.CompileErr(w.Msg)
-		}
-		return nil, err
+}
+
+// runErr reads a device error: a compile error at the user's position.
+func (m *Module) runErr(err error) error {
+	var w *kernels.WGSLError
+	if errors.As(err, &w) {
+		return m.CompileErr(w.Msg)
 	}
+	return err
+}
+
+func outcome(l *Layout, r *kernels.LabRun, res *kernels.LabResult) *Outcome {
+	out := tensor.New(l.Out, l.OutShape)
 	copy(out.Data, res.Out)
-	return &Outcome{Layout: l, Out: out, Exhausted: res.Exhausted, Budget: budget, Overrun: res.Overrun,
-		GuardBytes: res.GuardBytes, Kernel: res.Kernel, Wall: res.Wall}, nil
+	return &Outcome{Layout: l, Out: out, Exhausted: res.Exhausted, Budget: r.Budget, Overrun: res.Overrun,
+		GuardBytes: res.GuardBytes, Kernel: res.Kernel, Wall: res.Wall}
 }
 
 // Status is a case's verdict.
@@ -94,9 +108,11 @@ type Verdict struct {
 	// Why is a failure's kind in words: "wrong values", "timed out: a loop
 	// ran past 32768 iterations", "wrote past its output …", "never wrote
 	// 3 of 12 cells", a compile error; or why a case was skipped.
-	Why     string
-	Cells   []Cell // the first wrong cells
-	Wrong   int    // every wrong cell
+	Why   string
+	Cells []Cell // the first wrong cells
+	Wrong int    // every wrong cell
+	// All is every wrong cell (the page marks each on its grid).
+	All     []Cell
 	Compile *CompileError
 	Outcome *Outcome
 }
@@ -154,6 +170,7 @@ func Judge(c *Case, res *Outcome, match verify.Match) *Verdict {
 		if i < maxCells {
 			v.Cells = append(v.Cells, cell)
 		}
+		v.All = append(v.All, cell)
 	}
 	n := res.Out.NumElems()
 	switch {
@@ -251,6 +268,9 @@ func coordOf(i int, shape []int) []int {
 	}
 	return c
 }
+
+// Describe is a call's operands and flags: "sum x=F32[3,5] --dim 1".
+func Describe(c *kernels.Call) string { return describe(c) }
 
 // describe is a call's operands and flags: "x=F32[3,5] --dim 1".
 func describe(c *kernels.Call) string {

@@ -3,6 +3,7 @@ package playground
 import (
 	"bytes"
 	"flag"
+	"github.com/fkc-playground/fkc/lab"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -99,6 +100,19 @@ func TestGoldenPages(t *testing.T) {
 	golden(t, "learn-padding-reflect-too-wide", func() (string, error) {
 		q := url.Values{"n": {"4"}, "b": {"4"}, "a": {"1"}, "rows": {"2"}, "cols": {"3"}, "rb": {"2"}, "ra": {"0"}, "cb": {"1"}, "ca": {"1"}}
 		return Render("padding", s.PaddingPage(ParsePaddingParams(q.Get)))
+	})
+	golden(t, "lab-index", func() (string, error) { return Render("lab-index", s.LabIndex(nil)) })
+	golden(t, "lab-puzzles", func() (string, error) { return Render("lab-puzzles", PuzzleList()) })
+	golden(t, "lab-puzzle-wrap", func() (string, error) {
+		z, err := lab.PuzzleNamed("wrap")
+		if err != nil {
+			return "", err
+		}
+		k, err := lab.Find(s.Eng, z.Kernels[0])
+		if err != nil {
+			return "", err
+		}
+		return Render("lab", NewPuzzlePage(z, s.Eng, k, z.Stub()))
 	})
 	for _, c := range []struct{ name, id string }{
 		{"kernel-pad", "fuel-cpu-backend/pad"},                              // pad family, a mode-unified CPU kernel

@@ -34,6 +34,9 @@ type KernelPage struct {
 	Measured []Measured
 	// LearnPadding: a pad kernel's page links to Learn padding.
 	LearnPadding bool
+	// Lab is the kernel lab's page for the kernel ("" when the lab has no
+	// plain kernel for it): write your own kernel for this contract.
+	Lab string
 }
 
 // BindingView is one registry binding of the kernel.
@@ -74,6 +77,7 @@ func (s *Site) KernelPage(id string, q url.Values) (*KernelPage, error) {
 	p := &KernelPage{K: k, Doc: d, GPU: s.GPU, Lint: s.findings(&id), Home: s.HomeLink()}
 	p.Row = s.row(ref, map[string]int{id: len(p.Lint)})
 	p.LearnPadding = padKernel(p.Row)
+	p.Lab = s.LabHref(p.Row.Provider, p.Row.Name)
 	p.ProseHTML = template.HTML(Markdown(k.Prose))
 	p.Dispatch = template.HTML(inlineCode.ReplaceAllString(template.HTMLEscapeString(s.Eng.DispatchNote(k, d.Provider.Name)), "<code>$1</code>"))
 	for _, b := range s.Eng.Reg.Of(k) {

@@ -103,6 +103,9 @@ func main() {
 		}
 		return scriptVerify(arg(a, 0), progress)
 	}))
+	api.Set("labTemplate", asyncFunc(func(a []js.Value) (any, error) { return scriptLabTemplate(arg(a, 0)) }))
+	api.Set("labCheck", asyncFunc(func(a []js.Value) (any, error) { return scriptLabCheck(arg(a, 0)) }))
+	api.Set("labBench", asyncFunc(func(a []js.Value) (any, error) { return scriptLabBench(arg(a, 0)) }))
 	api.Set("gpu", asyncFunc(func([]js.Value) (any, error) {
 		<-app.gpuDone
 		return jsonString(app.gpu())

@@ -362,3 +362,47 @@ var jsLayoutOK = oneJSValue(reflect.TypeOf(wgpu.Buffer{})) && oneJSValue(reflect
 func oneJSValue(t reflect.Type) bool {
 	return t.Kind() == reflect.Struct && t.NumField() == 1 && t.Field(0).Type == reflect.TypeOf(js.Value{}) && t.Size() == reflect.TypeOf(js.Value{}).Size()
 }
+
+// CompileMessage is one message of the browser's WGSL compiler.
+type CompileMessage struct {
+	Type      string // "error", "warning" or "info"
+	Line, Col int    // 1-based, in the module's text (0: none given)
+	Text      string
+}
+
+// CompileInfo compiles a WGSL module with the browser's compiler and
+// returns its messages (GPUShaderModule.getCompilationInfo): every error
+// and warning at its line, where a pipeline's failure names only the
+// first. It blocks on a JS promise: call it from a goroutine.
+func (d *Device) CompileInfo(src string) ([]CompileMessage, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.lostErr(); err != nil {
+		return nil, err
+	}
+	p := d.plat
+	if !p.js.Truthy() {
+		return nil, errors.New("gpu: no WebGPU device to compile with")
+	}
+	mod := p.js.Call("createShaderModule", map[string]any{"code": src, "label": "lab: compile"})
+	info, ok := jsx.Await(mod.Call("getCompilationInfo"))
+	if !ok {
+		return nil, fmt.Errorf("getCompilationInfo rejected: %s", jsString(info))
+	}
+	var out []CompileMessage
+	for _, m := range jsArray(info.Get("messages")) {
+		out = append(out, CompileMessage{Type: m.Get("type").String(), Line: m.Get("lineNum").Int(), Col: m.Get("linePos").Int(), Text: m.Get("message").String()})
+	}
+	return out, nil
+}
+
+func jsArray(v js.Value) []js.Value {
+	if !v.Truthy() {
+		return nil
+	}
+	out := make([]js.Value, v.Length())
+	for i := range out {
+		out[i] = v.Index(i)
+	}
+	return out
+}

@@ -34,7 +34,8 @@ func (d *Device) LabAdapter() kernels.LabAdapter {
 func (d *Device) SetLabTimeout(t time.Duration) { d.SetMapTimeout(t) }
 
 // labPipe compiles (or finds) a lab module. Call with d.mu held.
-func (d *Device) labPipe(r *kernels.LabRun) (*pipe, error) {
+// Pipes in keep (a batch's) are not evicted.
+func (d *Device) labPipe(r *kernels.LabRun, keep map[*pipe]bool) (*pipe, error) {
 	h := sha256.Sum256([]byte(r.Source))
 	key := fmt.Sprintf("%s:%s:%d:%v", hex.EncodeToString(h[:12]), r.Entry, len(r.Inputs), r.Views)
 	for i, p := range d.labPipes {
@@ -57,11 +58,14 @@ func (d *Device) labPipe(r *kernels.LabRun) (*pipe, error) {
 	if err != nil {
 		return nil, &kernels.WGSLError{Msg: err.Error()}
 	}
-	if len(d.labPipes) >= labPipeCap {
-		old := d.labPipes[0]
-		old.pipeline.Release()
-		old.layout.Release()
-		d.labPipes = d.labPipes[1:]
+	for i := 0; len(d.labPipes) >= labPipeCap && i < len(d.labPipes); {
+		if old := d.labPipes[i]; !keep[old] {
+			old.pipeline.Release()
+			old.layout.Release()
+			d.labPipes = append(d.labPipes[:i:i], d.labPipes[i+1:]...)
+			continue
+		}
+		i++
 	}
 	d.labPipes = append(d.labPipes, p)
 	return p, nil
@@ -69,74 +73,118 @@ func (d *Device) labPipe(r *kernels.LabRun) (*pipe, error) {
 
 // RunLab runs one lab module (kernels.LabRun says the bindings).
 func (d *Device) RunLab(r *kernels.LabRun) (*kernels.LabResult, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if r.Workgroups == 0 {
-		return nil, fmt.Errorf("gpu: lab: no workgroups to run")
-	}
-	for _, v := range r.Views {
-		if v < -1 || v >= len(r.Inputs) {
-			return nil, fmt.Errorf("gpu: lab: view of binding %d: no such input", v)
-		}
-	}
-	p, err := d.labPipe(r)
+	res, err := d.RunLabBatch([]*kernels.LabRun{r})
 	if err != nil {
 		return nil, err
+	}
+	return res[0], nil
+}
+
+// RunLabBatch runs several lab modules in one submission (kernels.LabBatcher):
+// their dispatches share one command buffer and their outputs come back in
+// one round of maps, which in a browser costs one trip through the JS event
+// loop instead of one per run. Each run has its own buffers, so no run sees
+// another's writes (WebGPU's robust access keeps an out-of-bounds write in
+// its own binding). A Repeat above 1 applies to the whole batch.
+func (d *Device) RunLabBatch(rs []*kernels.LabRun) ([]*kernels.LabResult, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(rs) == 0 {
+		return nil, nil
+	}
+	// Every module first: one that does not compile fails the batch before
+	// anything is allocated. The pipes of this batch stay cached until it
+	// has run.
+	inUse := map[*pipe]bool{}
+	pipes := make([]*pipe, len(rs))
+	for i, r := range rs {
+		if r.Workgroups == 0 {
+			return nil, fmt.Errorf("gpu: lab: no workgroups to run")
+		}
+		for _, v := range r.Views {
+			if v < -1 || v >= len(r.Inputs) {
+				return nil, fmt.Errorf("gpu: lab: view of binding %d: no such input", v)
+			}
+		}
+		p, err := d.labPipe(r, inUse)
+		if err != nil {
+			return nil, err
+		}
+		pipes[i], inUse[p] = p, true
 	}
 	maxX := uint64(d.info.MaxComputeWorkgroupsPerDimension)
 	if maxX == 0 {
 		maxX = 65535
 	}
-	row := maxX
-	if r.RowGroups > 0 {
-		row = min(row, uint64(r.RowGroups))
-	}
-	gx, gy := min(r.Workgroups, row), (r.Workgroups+row-1)/row
-	if gy > maxX || r.Workgroups*LabWG > 1<<32 {
-		return nil, &kernels.Unavailable{Kernel: "lab", Need: fmt.Sprintf("%d workgroups: more than this adapter's grid (%d x %d) or the interface's 32-bit invocation index", r.Workgroups, maxX, maxX)}
+	for _, r := range rs {
+		row := maxX
+		if r.RowGroups > 0 {
+			row = min(row, uint64(r.RowGroups))
+		}
+		if (r.Workgroups+row-1)/row > maxX || r.Workgroups*LabWG > 1<<32 {
+			return nil, &kernels.Unavailable{Kernel: "lab", Need: fmt.Sprintf("%d workgroups: more than this adapter's grid (%d x %d) or the interface's 32-bit invocation index", r.Workgroups, maxX, maxX)}
+		}
 	}
 	guard := 4 * guardWords
-	size := round4(r.OutBytes) + guard
-	j := d.begin("lab " + r.Label)
-	if r.Repeat > 1 {
-		j.reps = min(r.Repeat, maxKernelRepeat)
+	j := d.begin("lab " + rs[0].Label)
+	reps := 1
+	if rs[0].Repeat > 1 {
+		j.reps = min(rs[0].Repeat, maxKernelRepeat)
+		reps = j.reps
 	}
-	bufs := make([]*buffer, 0, len(r.Inputs)+3)
-	for i, in := range r.Inputs {
-		bufs = append(bufs, j.input(fmt.Sprintf("input %d", i), in))
-	}
-	out := j.outputInit("out", size, bytes.Repeat([]byte{r.Marker}, size), false, false)
-	budget := make([]byte, 8)
-	putU32(budget[4:], r.Budget)
-	loops := j.outputInit("loop budget", 8, budget, false, false)
-	bufs = append(bufs, out.buf, j.input("params", r.Params), loops.buf)
-	for _, v := range r.Views {
-		if v < 0 {
-			bufs = append(bufs, out.buf)
-		} else {
-			bufs = append(bufs, bufs[v])
+	type pending struct{ out, loops *outBuf }
+	ps := make([]pending, len(rs))
+	for i, r := range rs {
+		row := maxX
+		if r.RowGroups > 0 {
+			row = min(row, uint64(r.RowGroups))
 		}
-	}
-	if j.err == nil {
-		for i, b := range bufs {
-			if b == nil {
-				j.fail("gpu: lab: binding %d has no buffer", i)
+		gx, gy := min(r.Workgroups, row), (r.Workgroups+row-1)/row
+		size := round4(r.OutBytes) + guard
+		bufs := make([]*buffer, 0, len(r.Inputs)+3)
+		for k, in := range r.Inputs {
+			bufs = append(bufs, j.input(fmt.Sprintf("input %d", k), in))
+		}
+		out := j.outputInit("out", size, bytes.Repeat([]byte{r.Marker}, size), false, false)
+		budget := make([]byte, 8)
+		putU32(budget[4:], r.Budget)
+		loops := j.outputInit("loop budget", 8, budget, false, false)
+		bufs = append(bufs, out.buf, j.input("params", r.Params), loops.buf)
+		for _, v := range r.Views {
+			if v < 0 {
+				bufs = append(bufs, out.buf)
+			} else {
+				bufs = append(bufs, bufs[v])
 			}
 		}
-	}
-	if j.err == nil {
-		j.labDispatch(p, uint32(gx), uint32(gy), bufs)
+		if j.err == nil {
+			for k, b := range bufs {
+				if b == nil {
+					j.fail("gpu: lab: binding %d has no buffer", k)
+				}
+			}
+		}
+		if j.err == nil {
+			j.labDispatch(pipes[i], uint32(gx), uint32(gy), bufs)
+		}
+		ps[i] = pending{out, loops}
 	}
 	if err := j.run(); err != nil {
 		return nil, err
 	}
-	res := &kernels.LabResult{Out: out.data[:r.OutBytes], Overrun: -1, GuardBytes: guard,
-		Exhausted: getU32(loops.data) != 0, Kernel: d.lastKernel, Wall: d.last / time.Duration(max(1, j.reps))}
-	for k, v := range out.data[round4(r.OutBytes):] {
-		if v != r.Marker {
-			res.Overrun = round4(r.OutBytes) - r.OutBytes + k
-			break
+	n := time.Duration(reps * len(rs))
+	res := make([]*kernels.LabResult, len(rs))
+	for i, r := range rs {
+		out, loops := ps[i].out, ps[i].loops
+		x := &kernels.LabResult{Out: out.data[:r.OutBytes], Overrun: -1, GuardBytes: guard,
+			Exhausted: getU32(loops.data) != 0, Kernel: d.lastKernel / time.Duration(len(rs)), Wall: d.last / n}
+		for k, v := range out.data[round4(r.OutBytes):] {
+			if v != r.Marker {
+				x.Overrun = round4(r.OutBytes) - r.OutBytes + k
+				break
+			}
 		}
+		res[i] = x
 	}
 	return res, nil
 }

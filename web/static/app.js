@@ -13,6 +13,10 @@
 //                  → {kernel, median_ms, times_ms, bytes_moved, gb_per_s}
 //   await fkc.verify({backend, cases, seed, onProgress})
 //                  → {passed, failed, skipped, lines}   (`fkc verify` in the tab)
+//   await fkc.lab.template({kernel})            → the plain WGSL kernel (`fkc lab template`)
+//   await fkc.lab.check({kernel, wgsl, cases, seed})
+//                  → {kernel, cases, passed, skipped, ok, ms, failed: {case, why, wrong, report}, repro}
+//   await fkc.lab.bench({kernel, wgsl, elems, reps}) → [{variant, dtype, mine_ms, builtin_ms, …, credible, text}]
 "use strict";
 
 (() => {
@@ -71,6 +75,12 @@
       return JSON.parse(await callAsync("verify", request("verify", req), progress));
     },
     gpu() { return Object.assign({}, gpu); },
+    // The kernel lab (docs/lab.md): `fkc lab template|check|bench` in the tab.
+    lab: {
+      async template(req) { await ready; return await callAsync("labTemplate", request("lab.template", req)); },
+      async check(req) { await ready; return JSON.parse(await callAsync("labCheck", request("lab.check", req))); },
+      async bench(req) { await ready; return JSON.parse(await callAsync("labBench", request("lab.bench", req))); },
+    },
   };
 
   // request is a console call's argument as JSON for Go. JSON has no NaN,
@@ -203,6 +213,10 @@
       if (el) forward(type, el, e.target);
     }, true);
   }
+  // The lab's editor: its gutter scrolls with the text.
+  document.addEventListener("scroll", (e) => {
+    if (e.target.id === "lab-code") { const g = document.getElementById("lab-gutter"); if (g) g.scrollTop = e.target.scrollTop; }
+  }, true);
   document.addEventListener("toggle", (e) => { if (e.target.dataset && e.target.dataset.action) forward("toggle", e.target); }, true);
   document.addEventListener("submit", (e) => { if (e.target.getAttribute("method") !== "dialog") e.preventDefault(); });
   // A file dropped on a [data-drop] element goes to the file input it names

@@ -22,7 +22,7 @@ fn data_bits(e: u32) -> vec2<u32> {
     }
     let per = 4u / EB;
     let shift = (e % per) * EB * 8u;
-    return vec2<u32>((data[e / per] >> shift) & ((1u << (EB * 8u)) - 1u), 0u);
+    return vec2<u32>((data[e / per] >> shift) & (0xffffffffu >> ((4u - min(EB, 4u)) * 8u)), 0u);
 }
 
 fn elem(o: u32) -> vec2<u32> {

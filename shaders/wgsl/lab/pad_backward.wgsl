@@ -39,7 +39,7 @@ fn g_bits(e: u32) -> vec2<u32> {
     }
     let per = 4u / EB;
     let shift = (e % per) * EB * 8u;
-    return vec2<u32>((grad_out[e / per] >> shift) & ((1u << (EB * 8u)) - 1u), 0u);
+    return vec2<u32>((grad_out[e / per] >> shift) & (0xffffffffu >> ((4u - min(EB, 4u)) * 8u)), 0u);
 }
 
 // Circular's and symmetric's source on an axis of n >= 1 elements, any j

@@ -42,6 +42,29 @@ fn x_bits(e: u32) -> vec2<u32> {
     return vec2<u32>(x[e], 0u);
 }
 
+// a > b and a == b as IEEE compares on the f32 bits (F64: the f64 values):
+// an adapter may flush f32 subnormals in float compares (SwiftShader
+// does), which would tie a subnormal with 0 where the CPU oracle orders
+// them. NaN compares false, +0 equals -0, as the float compares do.
+fn acc_gt(a: ACC, b: ACC) -> bool {
+    if (EB == 8u) {
+        return a > b;
+    }
+    let x = bitcast<u32>(f32(a));
+    let y = bitcast<u32>(f32(b));
+    if (isnan32(x) || isnan32(y)) {
+        return false;
+    }
+    return gt32(x, y);
+}
+
+fn acc_eq(a: ACC, b: ACC) -> bool {
+    if (EB == 8u) {
+        return a == b;
+    }
+    return eq32(bitcast<u32>(f32(a)), bitcast<u32>(f32(b)));
+}
+
 // The bits of -inf (neg) or +inf in the element dtype.
 fn inf_bits(neg: bool) -> vec2<u32> {
     var s = 0u;
@@ -58,33 +81,6 @@ fn inf_bits(neg: bool) -> vec2<u32> {
         return vec2<u32>(0x7f80u | (s << 15u), 0u);
     }
     return vec2<u32>(0x7f800000u | (s << 31u), 0u);
-}
-
-// x[e]'s bits as an f32 (a half widened exactly, in integer code). The
-// compares are on these bits, because a float compare may take subnormals
-// for zero on some adapters (NVIDIA's Vulkan driver does); F64 values,
-// which have no such key here, compare as floats.
-fn x_key(e: u32) -> u32 {
-    if (EB == 2u) {
-        let h = (x[e / 2u] >> (16u * (e % 2u))) & 0xffffu;
-        if (DT == DT_BF16) {
-            return bf16_bits_to_f32_bits(h);
-        }
-        return f16_bits_to_f32_bits(h);
-    }
-    if (EB == 4u) {
-        return x[e];
-    }
-    return 0u;
-}
-
-// v > w (IEEE: NaN is greater than nothing, nothing is greater than NaN),
-// given their values and keys.
-fn gt(v: ACC, vk: u32, w: ACC, wk: u32) -> bool {
-    if (EB == 8u) {
-        return v > w;
-    }
-    return !isnan32(vk) && !isnan32(wk) && gt32(vk, wk);
 }
 
 // The fold of output o.
@@ -107,8 +103,7 @@ fn fold(o: u32) -> Fold {
     f.bits = inf_bits(P.op == 1u);
     f.index = 0u;
     // the seed of max (-inf) or min (+inf), as an f32 widened to ACC
-    var best_k = 0x7f800000u | (select(0u, 1u, P.op == 1u) << 31u);
-    var best = ACC(bitcast<f32>(best_k));
+    var best = ACC(bitcast<f32>(0x7f800000u | (select(0u, 1u, P.op == 1u) << 31u)));
     for (var j = 0u; j < P.m; j = j + 1u) {
         // member j: its coordinates on the reduced axes
         var r = j;
@@ -118,18 +113,15 @@ fn fold(o: u32) -> Fold {
             r = r / P.red[a];
         }
         let v = x_val(e);
-        let k = x_key(e);
         if (P.op == 0u || P.op == 3u) {
             f.value = f.value + v;
         } else if (P.op == 4u || P.op == 5u) {
-            if (j == 0u || (P.op == 4u && gt(v, k, best, best_k)) || (P.op == 5u && gt(best, best_k, v, k))) {
+            if (j == 0u || (P.op == 4u && acc_gt(v, best)) || (P.op == 5u && acc_gt(best, v))) {
                 best = v;
-                best_k = k;
                 f.index = j;
             }
-        } else if ((P.op == 1u && gt(v, k, best, best_k)) || (P.op == 2u && gt(best, best_k, v, k))) {
+        } else if ((P.op == 1u && acc_gt(v, best)) || (P.op == 2u && acc_gt(best, v))) {
             best = v;
-            best_k = k;
             f.bits = x_bits(e);
         }
     }

@@ -15,6 +15,30 @@
 @group(0) @binding(2) var<storage, read_write> out: array<u32>;
 @group(0) @binding(3) var<storage, read> P: Params;
 
+
+// a > b and a == b as IEEE compares on the f32 bits (F64: the f64 values):
+// an adapter may flush f32 subnormals in float compares (SwiftShader
+// does), which would tie a subnormal with 0 where the CPU oracle orders
+// them. NaN compares false, +0 equals -0, as the float compares do.
+fn acc_gt(a: ACC, b: ACC) -> bool {
+    if (EB == 8u) {
+        return a > b;
+    }
+    let x = bitcast<u32>(f32(a));
+    let y = bitcast<u32>(f32(b));
+    if (isnan32(x) || isnan32(y)) {
+        return false;
+    }
+    return gt32(x, y);
+}
+
+fn acc_eq(a: ACC, b: ACC) -> bool {
+    if (EB == 8u) {
+        return a == b;
+    }
+    return eq32(bitcast<u32>(f32(a)), bitcast<u32>(f32(b)));
+}
+
 fn x_val(e: u32) -> ACC {
     if (EB == 8u) {
         return ACC(in_f64_0[e]);
@@ -33,41 +57,6 @@ fn up_val(e: u32) -> ACC {
         return ACC(half_to_f32((upstream[e / 2u] >> (16u * (e % 2u))) & 0xffffu));
     }
     return ACC(bitcast<f32>(upstream[e]));
-}
-
-// x[e]'s bits as an f32 (a half widened exactly, in integer code). The
-// compares are on these bits, because a float compare may take subnormals
-// for zero on some adapters (NVIDIA's Vulkan driver does); F64 values,
-// which have no such key here, compare as floats.
-fn x_key(e: u32) -> u32 {
-    if (EB == 2u) {
-        let h = (x[e / 2u] >> (16u * (e % 2u))) & 0xffffu;
-        if (DT == DT_BF16) {
-            return bf16_bits_to_f32_bits(h);
-        }
-        return f16_bits_to_f32_bits(h);
-    }
-    if (EB == 4u) {
-        return x[e];
-    }
-    return 0u;
-}
-
-// v > w (IEEE: NaN is greater than nothing, nothing is greater than NaN),
-// given their values and keys.
-fn gt(v: ACC, vk: u32, w: ACC, wk: u32) -> bool {
-    if (EB == 8u) {
-        return v > w;
-    }
-    return !isnan32(vk) && !isnan32(wk) && gt32(vk, wk);
-}
-
-// v == w (IEEE: NaN equals nothing, +0 equals -0), given values and keys.
-fn eq(v: ACC, vk: u32, w: ACC, wk: u32) -> bool {
-    if (EB == 8u) {
-        return v == w;
-    }
-    return eq32(vk, wk);
 }
 
 fn rnd(v: ACC) -> ACC {
@@ -90,8 +79,8 @@ fn grad(i: u32) -> ACC {
             g = g + c * P.b_strides[a];
         }
     }
-    var yk = 0xff800000u;                     // -inf
-    var y = ACC(bitcast<f32>(yk));
+    var ninf = 0xff800000u;                   // a var: Tint refuses -inf as a constant
+    var y = ACC(bitcast<f32>(ninf));          // -inf
     for (var j = 0u; j < P.m; j = j + 1u) {
         var r = j;
         var e = base;
@@ -100,10 +89,8 @@ fn grad(i: u32) -> ACC {
             r = r / P.red[a];
         }
         let v = x_val(e);
-        let k = x_key(e);
-        if (gt(v, k, y, yk)) {
+        if (acc_gt(v, y)) {
             y = v;
-            yk = k;
         }
     }
     var count = ACC(0.0);
@@ -114,7 +101,7 @@ fn grad(i: u32) -> ACC {
             e = e + (r % P.red[a]) * P.a_strides[a];
             r = r / P.red[a];
         }
-        if (eq(x_val(e), x_key(e), y, yk)) {
+        if (acc_eq(x_val(e), y)) {
             count = rnd(count + ACC(1.0));
         }
     }
@@ -122,7 +109,7 @@ fn grad(i: u32) -> ACC {
         count = ACC(1.0);
     }
     var mask = ACC(0.0);
-    if (eq(x_val(i), x_key(i), y, yk)) {
+    if (acc_eq(x_val(i), y)) {
         mask = ACC(1.0);
     }
     return rnd(rnd(up_val(g) / count) * mask);
