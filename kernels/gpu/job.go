@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -582,7 +583,7 @@ func (j *job) stageOuts() {
 func (j *job) stages() []*buffer {
 	var out []*buffer
 	for _, o := range j.outs {
-		if o.stage != nil && (len(out) == 0 || out[len(out)-1] != o.stage) {
+		if o.stage != nil && !slices.Contains(out, o.stage) {
 			out = append(out, o.stage)
 		}
 	}
