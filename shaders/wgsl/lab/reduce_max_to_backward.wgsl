@@ -8,7 +8,10 @@
 //   y = max of the group (seed -inf, strict >), mask = x[i] == y,
 //   count = number of members equal to y,
 //   out[i] = (upstream[g] / max(count, 1)) * mask
-// One invocation per output word (two half outputs share one).
+// The product with a mask of 0 is written as its bits (masked_bits), not
+// multiplied: a compiler may fold x * 0 to +0, losing the -0 of a negative
+// upstream and the NaN of an infinite one (the H200's Vulkan driver does
+// for f64). One invocation per output word (two half outputs share one).
 
 @group(0) @binding(0) var<storage, read> x: array<u32>;
 @group(0) @binding(1) var<storage, read> upstream: array<u32>;  // the target's shape (P.b_*: aligned to x's rank)
@@ -66,7 +69,15 @@ fn rnd(v: ACC) -> ACC {
     return v;
 }
 
-fn grad(i: u32) -> ACC {
+// An element's gradient: at_max, and then v = upstream[g] / max(count, 1);
+// otherwise the element is masked out and g is its upstream cell.
+struct Grad {
+    at_max: bool,
+    v: ACC,
+    g: u32,
+}
+
+fn grad(i: u32) -> Grad {
     // i's cell of the target: its coordinates with the reduced axes at 0
     var rest = i;
     var base = 0u;      // the group's first element in x
@@ -108,11 +119,38 @@ fn grad(i: u32) -> ACC {
     if (count < ACC(1.0)) {
         count = ACC(1.0);
     }
-    var mask = ACC(0.0);
-    if (acc_eq(x_val(i), y)) {
-        mask = ACC(1.0);
+    return Grad(acc_eq(x_val(i), y), rnd(up_val(g) / count), g);
+}
+
+// The bits of upstream[g] / count * 0, in the output's width (F64: the
+// high word; its low word is 0): NaN for an infinite or NaN upstream,
+// else a zero with upstream's sign (count is positive).
+fn masked_bits(g: u32) -> u32 {
+    if (EB == 8u) {
+        let hi = upstream[2u * g + 1u];
+        if ((hi & 0x7ff00000u) == 0x7ff00000u) {
+            return 0x7ff80000u;
+        }
+        return hi & 0x80000000u;
     }
-    return rnd(rnd(up_val(g) / count) * mask);
+    if (EB == 2u) {
+        let h = (upstream[g / 2u] >> (16u * (g % 2u))) & 0xffffu;
+        var exp = 0x7c00u;  // F16
+        var nan = 0x7e00u;
+        if (DT == DT_BF16) {
+            exp = 0x7f80u;
+            nan = 0x7fc0u;
+        }
+        if ((h & exp) == exp) {
+            return nan;
+        }
+        return h & 0x8000u;
+    }
+    let w = upstream[g];
+    if ((w & 0x7f800000u) == 0x7f800000u) {
+        return 0x7fc00000u;
+    }
+    return w & 0x80000000u;
 }
 
 fn bits(v: ACC) -> u32 {
@@ -120,6 +158,15 @@ fn bits(v: ACC) -> u32 {
         return f32_to_half(f32(v));
     }
     return bitcast<u32>(f32(v));
+}
+
+// Element e's output bits (4- and 2-byte outputs).
+fn elem_bits(e: u32) -> u32 {
+    let r = grad(e);
+    if (r.at_max) {
+        return bits(r.v);
+    }
+    return masked_bits(r.g);
 }
 
 @compute @workgroup_size(WG)
@@ -131,18 +178,24 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>,
         return;
     }
     if (OUT_EB == 8u) {
-        out_f64[t] = F64V(grad(t));
+        let r = grad(t);
+        if (r.at_max) {
+            out_f64[t] = F64V(r.v);
+        } else {
+            out[2u * t] = 0u;
+            out[2u * t + 1u] = masked_bits(r.g);
+        }
         return;
     }
     if (OUT_EB == 4u) {
-        out[t] = bits(grad(t));
+        out[t] = elem_bits(t);
         return;
     }
     var w = 0u;
     for (var k = 0u; k < PER; k = k + 1u) {
         let e = t * PER + k;
         if (e < P.n) {
-            w = w | (bits(grad(e)) << (16u * k));
+            w = w | (elem_bits(e) << (16u * k));
         }
     }
     out[t] = w;
