@@ -286,17 +286,29 @@ func parallelCopy(dst, src []byte, threads int) {
 	wg.Wait()
 }
 
-// deviceCopy is a GPU's ceiling: Device.CopyTime on one pair of buffers,
-// submissions of 1 and of 1 + m copies taking turns; a sample is their
-// difference over m, which cancels a submission's fixed latency. m is set
-// from the last size so that the m copies last about 2 ms.
+// deviceCopy is a GPU's ceiling. Where the device has timestamps
+// (Device.CopyKernelTime) it times copies as the kernels are timed: m
+// copies back to back between two timestamps, a pass each, as a kernel's
+// repeated passes, their mean a sample. Elsewhere Device.CopyTime on one
+// pair of buffers: submissions of 1 and of 1 + m copies taking turns; a
+// sample is their difference over m, which cancels a submission's fixed
+// latency. m is set from the last size so that the m copies last about 2 ms.
 type deviceCopy struct {
-	c      copier
-	maxBuf uint64
-	perB   *float64 // ns per byte of the last size's copies (0: none yet)
+	c       copier
+	maxBuf  uint64
+	perB    *float64 // ns per byte of the last size's copies (0: none yet)
+	stamped *bool    // the copies are timed by timestamps (set by the first size)
+}
+
+// kernelCopier is a device that times a copy by its timestamps.
+type kernelCopier interface {
+	CopyKernelTime(bytes uint64, passes, samples int) ([]time.Duration, error)
 }
 
 func (d deviceCopy) method(int) string {
+	if d.stamped != nil && *d.stamped {
+		return "GPU compute copy (copy.wgsl: 16-byte loads and stores), timed by GPU timestamps as the kernels"
+	}
 	return "GPU compute copy (copy.wgsl: 16-byte loads and stores)"
 }
 
@@ -317,6 +329,18 @@ func (d deviceCopy) copyNs(n uint64, _ bool, _ int) ([]float64, error) {
 	m := 8
 	if *d.perB > 0 {
 		m = int(min(256, max(4, math.Ceil(2e6/(*d.perB*float64(n))))))
+	}
+	if kc, ok := d.c.(kernelCopier); ok && d.stamped != nil && *d.stamped {
+		ts, err := kc.CopyKernelTime(n, min(m, 4096), ceilingReps)
+		if err == nil {
+			out := make([]float64, len(ts))
+			for i, t := range ts {
+				out[i] = float64(t.Nanoseconds())
+			}
+			*d.perB = median(slices.Clone(out)) / float64(n)
+			return out, nil
+		}
+		*d.stamped = false // no timestamps after all: the submissions' differences
 	}
 	counts := make([]int, 0, 2*ceilingReps)
 	for range ceilingReps {
@@ -341,7 +365,8 @@ func (d deviceCopy) copyNs(n uint64, _ bool, _ int) ([]float64, error) {
 func (deviceCopy) release() {}
 
 func newDeviceCopy(c copier, maxBuf uint64) deviceCopy {
-	return deviceCopy{c: c, maxBuf: maxBuf, perB: new(float64)}
+	_, stamped := c.(kernelCopier)
+	return deviceCopy{c: c, maxBuf: maxBuf, perB: new(float64), stamped: &stamped}
 }
 
 // describe names the device a sweep runs on.
@@ -370,12 +395,30 @@ func host() Host {
 
 // DeviceCopyGBps is the Judge's GPU copy ceiling at one size, for a
 // caller that needs only that figure (fkc lab bench's physical floor):
-// the median of deviceCopy's samples, read + write bytes over time.
+// the median of deviceCopy's samples, read + write bytes over time. With
+// stamped, the copies are timed by the GPU's timestamps (the device must
+// offer CopyKernelTime), one copy a call, as a kernel call is timed.
 func DeviceCopyGBps(c interface {
 	CopyTime(bytes uint64, copies ...int) ([]time.Duration, error)
-}, bytes uint64) (float64, error) {
+}, bytes uint64, stamped bool) (float64, error) {
+	if stamped {
+		kc, ok := c.(kernelCopier)
+		if !ok {
+			return 0, fmt.Errorf("this device offers no timestamped copy")
+		}
+		ts, err := kc.CopyKernelTime(bytes, 1, 2*ceilingReps-1)
+		if err != nil {
+			return 0, err
+		}
+		ns := make([]float64, len(ts))
+		for i, t := range ts {
+			ns[i] = float64(t.Nanoseconds())
+		}
+		return 2 * float64(bytes) / median(ns), nil
+	}
 	var perB float64
-	d := deviceCopy{c: c, perB: &perB}
+	no := false
+	d := deviceCopy{c: c, perB: &perB, stamped: &no}
 	if _, err := d.copyNs(bytes, false, 1); err != nil { // sets the copy count m from a first round
 		return 0, err
 	}

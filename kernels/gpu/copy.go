@@ -84,10 +84,13 @@ func (d *Device) CopyTime(bytes uint64, copies ...int) ([]time.Duration, error) 
 	if err != nil {
 		return nil, fmt.Errorf("gpu: copy: %v", err)
 	}
-	submit := func(n int) error {
+	// encode records n copies; the timed part is the submission alone, so a
+	// copy costs what the GPU spends on it (its pass and barrier included),
+	// not the host's encoding of one more pass.
+	encode := func(n int) (*wgpu.CommandBuffer, error) {
 		enc, err := d.dev.CreateCommandEncoder(&wgpu.CommandEncoderDescriptor{Label: "fkc-copy-ceiling"})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		defer enc.Release()
 		for i := 0; i < n; i++ {
@@ -98,15 +101,18 @@ func (d *Device) CopyTime(bytes uint64, copies ...int) ([]time.Duration, error) 
 			cp.End()
 			cp.Release()
 		}
-		cmd, err := enc.Finish(nil)
-		if err != nil {
-			return err
-		}
+		return enc.Finish(nil)
+	}
+	submit := func(cmd *wgpu.CommandBuffer) error {
 		d.queue.Submit(cmd)
 		cmd.Release()
 		return d.waitIdle()
 	}
-	if err := submit(2); err != nil {
+	cmd, err := encode(2)
+	if err == nil {
+		err = submit(cmd)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("gpu: copy: %v", err)
 	}
 	if d.steady > 0 { // SetSteadyClocks: time the copies at a busy GPU's clocks
@@ -114,8 +120,12 @@ func (d *Device) CopyTime(bytes uint64, copies ...int) ([]time.Duration, error) 
 	}
 	times := make([]time.Duration, len(copies))
 	for i, n := range copies {
+		cmd, err := encode(n)
+		if err != nil {
+			return nil, fmt.Errorf("gpu: copy: %v", err)
+		}
 		t0 := time.Now()
-		if err := submit(n); err != nil {
+		if err := submit(cmd); err != nil {
 			return nil, fmt.Errorf("gpu: copy: %v", err)
 		}
 		times[i] = time.Since(t0)
@@ -152,3 +162,50 @@ func (d *Device) MaxBufferBytes() uint64 {
 
 // Driver is the adapter's driver description.
 func (d *Device) Driver() string { return d.info.Driver }
+
+// CopyKernelTime times copies of a bytes-long storage buffer on the GPU's
+// own clock, as LastKernelTime times a kernel call: each of the samples is
+// one call whose passes — passes copies back to back, each a compute pass
+// of its own as a repeated kernel's are — sit between the two timestamps,
+// divided by passes. It is the copy ceiling for kernels timed by
+// timestamps: both times then hold the same fixed costs of a pass and
+// none of the host's. An error where the adapter has no timestamps (the
+// browser, FKC_NO_TIMESTAMPS).
+func (d *Device) CopyKernelTime(bytes uint64, passes, samples int) ([]time.Duration, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.lostErr(); err != nil {
+		return nil, err
+	}
+	bytes = (bytes + 15) &^ 15
+	if d.info.TimestampTickNs == 0 {
+		return nil, fmt.Errorf("gpu: copy: this adapter offers no timestamps to time a copy by")
+	}
+	if bytes == 0 || passes < 1 || passes > maxKernelRepeat || samples < 1 {
+		return nil, fmt.Errorf("gpu: copy: %d bytes, %d passes, %d samples: want bytes ≥ 1, 1 to %d passes and a sample", bytes, passes, samples, maxKernelRepeat)
+	}
+	if bytes > d.MaxBufferBytes() {
+		return nil, fmt.Errorf("gpu: copy: a %d-byte buffer exceeds this adapter's largest storage buffer (%d bytes)", bytes, d.MaxBufferBytes())
+	}
+	p, err := d.pipeline(copySpec)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]time.Duration, 0, samples)
+	for i := 0; i <= samples; i++ { // the first, untimed: the buffers' first touch
+		j := d.begin("copy_ceiling")
+		src, dst := j.scratch("src", int(bytes)), j.scratch("dst", int(bytes))
+		j.dispatch(p, copyGroups(bytes), src, dst)
+		j.reps = passes
+		if err := j.run(); err != nil {
+			return nil, fmt.Errorf("gpu: copy: %v", err)
+		}
+		if d.lastKernel <= 0 {
+			return nil, fmt.Errorf("gpu: copy: the timestamps gave no time")
+		}
+		if i > 0 {
+			out = append(out, d.lastKernel)
+		}
+	}
+	return out, nil
+}

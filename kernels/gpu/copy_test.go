@@ -35,6 +35,35 @@ func TestCopyTime(t *testing.T) {
 	}
 }
 
+// CopyKernelTime: samples on the timestamp clock where the adapter has
+// it (lavapipe does), each positive; bad arguments are errors, and an
+// adapter without timestamps says so.
+func TestCopyKernelTime(t *testing.T) {
+	d := device(t)
+	ts, err := d.CopyKernelTime(1<<20, 4, 3)
+	if d.Info().TimestampTickNs == 0 {
+		if err == nil {
+			t.Error("no timestamps, and no error")
+		}
+		t.Skipf("this adapter has no timestamps: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("1 MiB, 4 passes: %v a copy", ts)
+	if len(ts) != 3 || ts[0] <= 0 || ts[1] <= 0 || ts[2] <= 0 {
+		t.Errorf("3 samples of 4 copies each: %v", ts)
+	}
+	for _, bad := range [][3]int{{0, 1, 1}, {16, 0, 1}, {16, 1, 0}, {16, maxKernelRepeat + 1, 1}} {
+		if _, err := d.CopyKernelTime(uint64(bad[0]), bad[1], bad[2]); err == nil {
+			t.Errorf("CopyKernelTime(%v): no error", bad)
+		}
+	}
+	if _, err := d.CopyKernelTime(d.MaxBufferBytes()+16, 1, 1); err == nil {
+		t.Error("a buffer past the adapter's limit: no error")
+	}
+}
+
 // The ceiling's kernel copies every byte: copy.wgsl on CopyTime's grid,
 // for sizes around a thread's and a workgroup's share, read back.
 func TestCopyKernel(t *testing.T) {
