@@ -86,15 +86,18 @@ func TestLab(t *testing.T) {
 		t.Fatalf("the editor opened with %d bytes, not the plain kernel's %d", len(got), len(plain))
 	}
 
-	t.Run("plain kernel passes within 3 s", func(t *testing.T) {
+	t.Run("plain kernel passes", func(t *testing.T) {
 		sum, took := labRun(t, ctx)
 		ms := eval[float64](t, ctx, `fkc.timing.labCheckMs`)
 		t.Logf("pad_reflect_b4 check in the page: %.0f ms (%s): %s", ms, took.Round(time.Millisecond), sum)
 		if !strings.Contains(sum, "passed") || strings.Contains(sum, "failed") {
 			t.Fatalf("the plain kernel: %s", sum)
 		}
-		if ms > 3000 {
-			t.Errorf("checking a pad kernel took %.0f ms, more than 3 s", ms)
+		// The goal is 3 s on an idle 2-core machine (docs/lab.md quotes the
+		// figure); a test sharing the machine with others only bounds it,
+		// well above, against a check that has lost its batching.
+		if ms > 12000 {
+			t.Errorf("checking a pad kernel took %.0f ms, more than 12 s", ms)
 		}
 		screenshot(t, ctx, "lab-page")
 	})
@@ -418,4 +421,64 @@ func TestLabPlainKernelsInChromium(t *testing.T) {
 		}
 		t.Logf("%s: %d passed, %d skipped of %d, %.0f ms", id, r.Passed, r.Skipped, r.Cases, r.MS)
 	}
+}
+
+// TestLabBenchBesideBench times the built-in kernel twice on one call: by
+// fkc.lab.bench (beside the template kernel) and by fkc.bench, which must
+// take the very call the lab line describes (same operands, same bytes) and
+// report it on the clock the lab used. The two medians are logged side by
+// side; timings on a shared machine are figures, not assertions.
+func TestLabBenchBesideBench(t *testing.T) {
+	ctx := tab(t, nil)
+	open(t, ctx, "#/lab")
+	needGPU(t, ctx)
+	const id = "fuel-vulkan-kernels/pad_reflect_b4"
+	b, _ := json.Marshal(id)
+	type line struct {
+		Op, Clock, Error string
+		Flags            []string
+		Inputs           map[string]struct {
+			Shape []int
+			DType string
+		}
+		OK        bool
+		Bytes     float64
+		BuiltinMS float64 `json:"builtin_ms"`
+	}
+	var lines []line
+	js := fmt.Sprintf(`fkc.lab.template({kernel: %s}).then(w => fkc.lab.bench({kernel: %s, wgsl: w, elems: 1 << 20, reps: 9})).then(r => JSON.stringify(r))`, b, b)
+	if err := json.Unmarshal([]byte(eval[string](t, ctx, js)), &lines); err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) == 0 {
+		t.Fatal("fkc.lab.bench gave no lines")
+	}
+	l := lines[0]
+	if !l.OK || l.Op != "pad" || len(l.Inputs["x"].Shape) == 0 || len(l.Flags) == 0 {
+		t.Fatalf("lab bench line: %+v", l)
+	}
+	inputs := map[string]any{}
+	for n, in := range l.Inputs {
+		inputs[n] = map[string]any{"shape": in.Shape, "dtype": in.DType, "fill": "random"}
+	}
+	req, _ := json.Marshal(map[string]any{"op": l.Op, "flags": l.Flags, "inputs": inputs, "kernel": id, "backend": "webgpu", "reps": 9})
+	var r struct {
+		Kernel      string
+		TensorBytes float64 `json:"tensor_bytes"`
+		MedianMS    float64 `json:"median_ms"`
+		DeviceMS    float64 `json:"device_ms"`
+		KernelMS    float64 `json:"kernel_ms"`
+	}
+	if err := json.Unmarshal([]byte(eval[string](t, ctx, fmt.Sprintf(`fkc.bench(%s).then(r => JSON.stringify(r))`, req))), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Kernel != "pad_reflect_b4" || r.TensorBytes != l.Bytes {
+		t.Fatalf("fkc.bench ran %s on %.0f tensor bytes; the lab line timed %s on %.0f", r.Kernel, r.TensorBytes, id, l.Bytes)
+	}
+	same := map[string]float64{"device": r.DeviceMS, "kernel": r.KernelMS}[l.Clock]
+	if same == 0 {
+		t.Fatalf("the lab timed on the %q clock; fkc.bench reported none on it (%+v)", l.Clock, r)
+	}
+	t.Logf("%s %s %v on %v: lab built-in %.3f ms, fkc.bench %.3f ms (%s clock; ratio %.3f); fkc.bench host to host %.3f ms",
+		id, l.Op, l.Flags, l.Inputs["x"].Shape, l.BuiltinMS, same, l.Clock, l.BuiltinMS/same, r.MedianMS)
 }

@@ -27,7 +27,12 @@ type BenchLine struct {
 	Variant kernels.Variant
 	DType   tensor.DType
 	Call    string // the call, as describe writes it
-	Bytes   float64
+	// Op, Flags and Inputs are the same call as a request to fkc.bench or
+	// `fkc bench` takes it: the op's flags and each operand's shape and dtype.
+	Op     string
+	Flags  []string
+	Inputs map[string]BenchInput
+	Bytes  float64
 	// Clock says what the times are: "kernel" (GPU timestamps) or
 	// "device" (submit to results mapped), the same for both kernels.
 	Clock          string
@@ -40,6 +45,12 @@ type BenchLine struct {
 	Recheck        *Verdict
 	BuiltinRecheck string // the built-in's mismatch after timing ("" when right)
 	Err            string // why this variant was not timed
+}
+
+// BenchInput is one operand of a bench call: its shape and dtype.
+type BenchInput struct {
+	Shape []int  `json:"shape"`
+	DType string `json:"dtype"`
 }
 
 // Bench times the user's kernel beside the built-in kernel (dev must be
@@ -69,6 +80,10 @@ func Bench(dev kernels.LabDevice, eng *engine.Engine, k *Kernel, user string, op
 		c := o.Sized(rng, v.Form, dt, max(1, opt.Elems))
 		c.Op = o.Name
 		line.Call = describe(c)
+		line.Op, line.Flags, line.Inputs = o.Name, ops.FormatFlags(c), map[string]BenchInput{}
+		for n, t := range c.Inputs {
+			line.Inputs[n] = BenchInput{Shape: t.Shape, DType: t.DType.String()}
+		}
 		if err := benchOne(dev, eng, k, o, c, user, opt, line, copier); err != nil {
 			line.Err = err.Error()
 		}
@@ -156,20 +171,24 @@ func benchOne(dev kernels.LabDevice, eng *engine.Engine, k *Kernel, o *ops.Op, c
 	line.Mine, line.Builtin = medianDur(mine), medianDur(builtin)
 	line.MineGBps = line.Bytes / float64(line.Mine.Nanoseconds())
 	line.BuiltinGBps = line.Bytes / float64(line.Builtin.Nanoseconds())
+	line.MineCredible = true
+	if copier != nil {
+		n := uint64(max(16, bytes/2)) // read + write of half the bytes: the call's traffic
+		// on the clock the kernels were timed by (timestamps of one call's
+		// passes, or submit to results mapped), right after them: the
+		// rechecks below keep the GPU idle for seconds, and an idle GPU
+		// lowers its clocks (the H200's copy then ran at 0.4 of its speed)
+		if gbps, err := judge.DeviceCopyGBps(copier, n, line.Clock == "kernel"); err == nil {
+			line.CopyGBps = gbps
+			line.FloorNs = line.Bytes / gbps
+			line.MineCredible = float64(line.Mine.Nanoseconds()) >= line.FloorNs
+		}
+	}
 	line.Recheck = Judge(&Case{N: 1, Call: c, DType: line.DType, Variant: line.Variant, Note: "after timing"}, last, k.Match)
 	if d, err := verify.Cells(c, lastBuiltin, k.Match, 4); err != nil {
 		line.BuiltinRecheck = err.Error()
 	} else if d != nil {
 		line.BuiltinRecheck = fmt.Sprintf("%d wrong cells", d.Total)
-	}
-	line.MineCredible = true
-	if copier != nil {
-		n := uint64(max(16, bytes/2)) // read + write of half the bytes: the call's traffic
-		if gbps, err := judge.DeviceCopyGBps(copier, n); err == nil {
-			line.CopyGBps = gbps
-			line.FloorNs = line.Bytes / gbps
-			line.MineCredible = float64(line.Mine.Nanoseconds()) >= line.FloorNs
-		}
 	}
 	return nil
 }

@@ -639,7 +639,8 @@ func scriptLabBench(reqJSON string) (any, error) {
 	unlock()
 	var out []map[string]any
 	for _, l := range lines {
-		m := map[string]any{"variant": l.Variant.String(), "dtype": l.DType.String(), "call": l.Call, "ok": l.OK(), "text": l.String()}
+		m := map[string]any{"variant": l.Variant.String(), "dtype": l.DType.String(), "call": l.Call, "ok": l.OK(), "text": l.String(),
+			"op": l.Op, "flags": l.Flags, "inputs": l.Inputs}
 		if l.Err == "" {
 			m["mine_ms"] = float64(l.Mine.Nanoseconds()) / 1e6
 			m["builtin_ms"] = float64(l.Builtin.Nanoseconds()) / 1e6
