@@ -20,3 +20,28 @@
 // embedding. The GPU path uses the same names and the same kernels helpers
 // so that both backends reject bad input with the same words.
 package cpu
+
+import (
+	"github.com/fkc-playground/fkc/kernels"
+	"github.com/fkc-playground/fkc/tensor"
+)
+
+// Links is the CPU half of the link table: every Cpu entry_point of the
+// seeds and of this project's own CPU contract, mapped to its Go
+// implementation. Each family file registers its own entries (families);
+// the GPU table is kernels/gpu.Links.
+func Links() []kernels.Link {
+	var links []kernels.Link
+	for _, f := range families {
+		links = append(links, f()...)
+	}
+	return links
+}
+
+// families holds each family file's link entries, added by its init.
+var families []func() []kernels.Link
+
+// refOracle prefixes the seed fuel-reference-backend's entry points.
+const refOracle = "fuel_reference_backend::ops::"
+
+func x(c *kernels.Call) *tensor.Tensor { return c.In("x") }

@@ -272,3 +272,21 @@ func (d *Device) Embedding(table, ids *tensor.Tensor) (*tensor.Tensor, error) {
 		outShape: shape, a: table.Shape, b: ids.Shape, bound: V, length: ids.Shape[0],
 		operand: "ids", limit: "V"})
 }
+
+func init() { families = append(families, indexLinks) }
+
+// indexLinks are index_select (which also serves embedding =
+// index_select(table, dim=0, ids)) and gather of fkc-wgsl-kernels.
+func indexLinks(d *Device) []kernels.Link {
+	return []kernels.Link{
+		wgslLink("index_select", append(kernels.Variants("index_select"), kernels.Variants("embedding")...), func(c *kernels.Call) (*tensor.Tensor, error) {
+			if table := c.In("table"); table != nil { // embedding's operands
+				return d.Embedding(table, c.In("ids"))
+			}
+			return d.IndexSelect(c.Inputs["data"], c.Inputs["indices"], c.Dim)
+		}, "index.wgsl check+index_select (IndexSelect; Embedding along dim 0)"),
+		wgslLink("gather", kernels.Variants("gather"), func(c *kernels.Call) (*tensor.Tensor, error) {
+			return d.Gather(c.Inputs["data"], c.Inputs["indices"], c.Dim)
+		}, "index.wgsl check+gather (Gather)"),
+	}
+}

@@ -411,3 +411,17 @@ func bucketsByTarget(idx []uint32, srcShape, baseShape []int, dim, bound int) (o
 	}
 	return off, order
 }
+
+func init() { families = append(families, indexAddLinks) }
+
+// indexAddLinks are index_add and scatter_add of fkc-wgsl-kernels.
+func indexAddLinks(d *Device) []kernels.Link {
+	return []kernels.Link{
+		wgslLink("index_add", kernels.Variants("index_add"), func(c *kernels.Call) (*tensor.Tensor, error) {
+			return d.IndexAdd(c.Inputs["base"], c.Inputs["indices"], c.Inputs["src"], c.Dim)
+		}, "index.wgsl check+index_add (IndexAdd)"),
+		wgslLink("scatter_add", kernels.Variants("scatter_add"), func(c *kernels.Call) (*tensor.Tensor, error) {
+			return d.ScatterAdd(c.Inputs["base"], c.Inputs["indices"], c.Inputs["src"], c.Dim)
+		}, "index.wgsl check+scatter_add (ScatterAdd)"),
+	}
+}
