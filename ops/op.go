@@ -60,6 +60,9 @@ type Op struct {
 	// filled fast (a random block, tiled), so the Judge's sweeps can build
 	// calls of hundreds of megabytes.
 	Sized func(rng *rand.Rand, f kernels.Form, dt tensor.DType, n int) *kernels.Call
+	// CPUOnly, when set, says why the op has no GPU kernel (every other op
+	// has one on Vulkan and WebGPU; a test holds the table to that).
+	CPUOnly string
 	// Bench lists the op's standard `fkc bench` cases (package bench runs
 	// every op's in table order).
 	Bench []Bench
