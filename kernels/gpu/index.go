@@ -218,13 +218,13 @@ func (d *Device) selectRows(c *indexCall, out *tensor.Tensor, R int) (*tensor.Te
 // (base), indices (src) and output shapes agree on every axis but dim —
 // with I, the product of the axes after dim, and J, the output's dim
 // length. index_select, embedding and index_add always do; gather when
-// its indices span the data on the other axes; scatter_add's general
-// kernel buckets by flat target and never does.
+// its indices span the data on the other axes; an add that scatters
+// buckets by flat target and never does.
 func (c *indexCall) fast() (I, J int, ok bool) {
-	switch c.entry {
-	case "scatter_add":
+	switch {
+	case c.scatters():
 		return 0, 0, false
-	case "gather":
+	case c.entry == "gather":
 		for a := range c.a {
 			if a != c.dim && c.b[a] != c.a[a] {
 				return 0, 0, false

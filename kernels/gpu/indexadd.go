@@ -90,6 +90,10 @@ func scatterChunkCost() int {
 
 func scatterTileCost() int { return 2*4096/wgSize + 4 + 2*addSQ }
 
+// scatters reports whether the call is scatter_add's: src elements, not
+// slices, each added where its index sends it (bucketed by flat target).
+func (c *indexCall) scatters() bool { return c.entry == "scatter_add" }
+
 // runAdd runs index_add or scatter_add.
 func (d *Device) runAdd(c *indexCall) (*tensor.Tensor, error) {
 	dt := c.data.DType
@@ -97,7 +101,7 @@ func (d *Device) runAdd(c *indexCall) (*tensor.Tensor, error) {
 		return nil, &kernels.Unavailable{Kernel: c.op + "_f64", Need: "shader-f64", Msg: "runs on CPU"}
 	}
 	k := addKernelFor(dt)
-	scatter := c.entry == "scatter_add"
+	scatter := c.scatters()
 	nb := c.bound + 1 // index_add's table: one bucket per index value
 	if scatter {
 		nb = tensor.NumElems(c.outShape) + 1
