@@ -8,8 +8,9 @@
 //
 // The CLI's flag parsing and --help, dispatch (package engine), `fkc
 // verify` and the registry walks (package verify), `fkc bench` and the
-// playground all iterate this table: adding an op touches its family file,
-// its kernels and its contract, and nothing else.
+// playground all iterate this table: adding an op touches its contracts and
+// one family file per layer (docs/adding-an-op.md lists them), and nothing
+// else.
 package ops
 
 import (
