@@ -1,6 +1,8 @@
 # fkc playground — see README.md.
 #   make run    build the WASM app and serve the playground on http://127.0.0.1:8080
 #   make test   install test dependencies when missing (root: apt), then run every test
+#   make generate  rewrite every generated file after a change to the contracts,
+#               an op, a link or a page (see docs/adding-an-op.md)
 GO      ?= go
 ADDR    ?= 127.0.0.1:8080
 GOROOT  := $(shell $(GO) env GOROOT)
@@ -13,7 +15,7 @@ STATIC  := web/static
 # 1,800 to 5,000 executions a second there; at 250000x it alone took 2 min).
 FUZZTIME ?= 60000x
 
-.PHONY: run wasm fkc test deps vet unit fuzz verify bench clean
+.PHONY: run wasm fkc test deps vet unit fuzz verify bench generate clean
 
 run: wasm
 	$(GO) run ./web -addr $(ADDR) -dir $(STATIC)
@@ -59,6 +61,16 @@ test: deps wasm fkc vet unit fuzz verify
 bench: fkc
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./kernels/cpu
 	./bin/fkc bench --backend cpu
+
+# Every regeneration, in dependency order: the compiled contracts (which
+# the pages are rendered from), the prerendered catalog and the Judge
+# summaries, then the golden files of the contract formatter and of the
+# pages. Review the diff: a golden rewritten here is a change to check.
+generate:
+	$(GO) generate ./contracts
+	$(GO) generate ./web
+	$(GO) test -count=1 -run '^TestFormatGoldenAndRoundTrip$$' ./contract -update
+	$(GO) test -count=1 -run '^TestGolden' ./playground -update
 
 clean:
 	rm -rf bin $(STATIC)/app.wasm $(STATIC)/app.wasm.gz $(STATIC)/wasm_exec.js e2e/screenshots

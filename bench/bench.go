@@ -2,8 +2,9 @@
 // and the Judge do: warm runs of one call through the engine, the median,
 // and the effective bandwidth: the call's tensor bytes (inputs read, output
 // written: engine.TensorBytes, the same on every backend) per second, with
-// the serving contract's own bytes_moved beside it. Cases lists the standard shapes (the ones the speed issues
-// compare with NumPy, PyTorch and the browser peers).
+// the serving contract's own bytes_moved beside it.
+// Cases lists the standard shapes, which each op declares (ops.Op.Bench):
+// the ones compared with NumPy, PyTorch and the browser peers.
 package bench
 
 import (
@@ -56,54 +57,23 @@ func pads(n int, rank int) []kernels.Pad {
 
 func f32(r *rand.Rand, shape ...int) *tensor.Tensor { return Fill(r, tensor.F32, shape...) }
 
-// padCases are the pad family's standard cases: every pad mode of the mode
-// table (kernels.PadModes) forward on the image shape, the constant pad of
-// a large matrix, and the backward of every mode that reads the input
-// (constant's is a crop).
-func padCases() []Case {
-	var fwd, bwd []Case
-	for _, pm := range kernels.PadModes {
-		m := pm.Mode
-		fwd = append(fwd, Case{"pad " + pm.Name + " f32[8,3,512,512] pad 2", func(r *rand.Rand) *kernels.Call {
-			return ops.Pad(f32(r, 8, 3, 512, 512), m, pads(2, 4)...)
-		}, ""})
-		if m != kernels.Constant {
-			bwd = append(bwd, Case{"pad_backward " + pm.Name + " f32[8,3,516,516] pad 2", func(r *rand.Rand) *kernels.Call {
-				return ops.PadBackward(f32(r, 8, 3, 516, 516), m, pads(2, 4)...)
-			}, ""})
+// Cases are the standard cases of `fkc bench`: every op's own
+// (ops.Op.Bench), in table order.
+var Cases = cases()
+
+func cases() []Case {
+	var out []Case
+	for _, o := range ops.Table {
+		for _, b := range o.Bench {
+			build := b.Call
+			if build == nil {
+				build = func(r *rand.Rand) *kernels.Call { return o.Sized(r, b.Form, tensor.F32, b.N) }
+			}
+			out = append(out, Case{b.Name, build, b.Kernel})
 		}
 	}
-	fwd = append(fwd, Case{"pad constant f32[4096,4096] pad 3", func(r *rand.Rand) *kernels.Call {
-		return ops.Pad(f32(r, 4096, 4096), kernels.Constant, pads(3, 2)...)
-	}, ""})
-	return append(fwd, bwd...)
+	return out
 }
-
-// Cases are the standard cases of `fkc bench`.
-var Cases = append(padCases(), []Case{
-	{"sum_all f32[64Mi]", func(r *rand.Rand) *kernels.Call { return ops.Sum(f32(r, 64<<20), ops.All) }, ""},
-	// This project's contracted blocked order (fkc run sum --kernel …):
-	// what the CPU's vectors and cores can do with an order they may use.
-	{"sum_all blocked f32[64Mi]", func(r *rand.Rand) *kernels.Call { return ops.Sum(f32(r, 64<<20), ops.All) }, BlockedSum},
-	{"sum_dim 1 f32[4096,4096]", func(r *rand.Rand) *kernels.Call { return ops.Sum(f32(r, 4096, 4096), 1) }, ""},
-	{"max_dim 1 f32[4096,4096]", func(r *rand.Rand) *kernels.Call { return ops.Max(f32(r, 4096, 4096), 1) }, ""},
-	{"argmax_dim 1 f32[4096,4096]", func(r *rand.Rand) *kernels.Call { return ops.ArgMax(f32(r, 4096, 4096), 1) }, ""},
-	{"index_select f32[100000,256] 50000 rows", func(r *rand.Rand) *kernels.Call {
-		return ops.IndexSelect(f32(r, 100000, 256), ops.RandIndices(r, []int{50000}, 100000), 0)
-	}, ""},
-	{"gather dim 1 f32[4096,4096]", func(r *rand.Rand) *kernels.Call {
-		return ops.Gather(f32(r, 4096, 4096), ops.RandIndices(r, []int{4096, 4096}, 4096), 1)
-	}, ""},
-	{"index_add dim 0 f32[100000,256] 50000 rows", func(r *rand.Rand) *kernels.Call {
-		return ops.AddCall("index_add", f32(r, 100000, 256), ops.RandIndices(r, []int{50000}, 100000), f32(r, 50000, 256), 0)
-	}, ""},
-	{"index_add dim 1 f32[4096,4096]", func(r *rand.Rand) *kernels.Call {
-		return ops.AddCall("index_add", f32(r, 4096, 4096), ops.RandIndices(r, []int{4096}, 4096), f32(r, 4096, 4096), 1)
-	}, ""},
-	{"scatter_add dim 1 f32[4096,4096]", func(r *rand.Rand) *kernels.Call {
-		return ops.AddCall("scatter_add", f32(r, 4096, 4096), ops.RandIndices(r, []int{4096, 4096}, 4096), f32(r, 4096, 4096), 1)
-	}, ""},
-}...)
 
 // Result is one line of `fkc bench` (and the answer of fkc.bench).
 type Result struct {
@@ -173,9 +143,6 @@ func runtimeBytes() uint64 {
 	}
 	return s[0].Value.Uint64()
 }
-
-// BlockedSum is the CPU's contracted blocked-order sum of all elements.
-const BlockedSum = "fkc-cpu-kernels/sum_all_blocked"
 
 // Measure times reps warm runs of one call on backend b, served by kernel
 // (PROVIDER/NAME) or, when that is empty, by dispatch: after one untimed

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"fmt"
 	"math/rand"
 	"strings"
 	"testing"
@@ -102,5 +103,38 @@ func TestGBpsFromTensorBytes(t *testing.T) {
 	}
 	if s := r.String(); !strings.Contains(s, "tensors 368 B") || !strings.Contains(s, "contract's bytes_moved 736") {
 		t.Errorf("the line %q does not name both figures", s)
+	}
+}
+
+// Each case's name says the shape of the call it builds (its first
+// operand's, as fkc bench prints it: "f32[4096,4096]", "f32[64Mi]"), and
+// names one case only.
+func TestCaseNamesSayTheirShapes(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	seen := map[string]bool{}
+	for _, bc := range Cases {
+		if seen[bc.Name] {
+			t.Errorf("%s: two cases of this name", bc.Name)
+		}
+		seen[bc.Name] = true
+		c := bc.Build(rng)
+		o, err := ops.Of(c)
+		if err != nil {
+			t.Fatalf("%s: %v", bc.Name, err)
+		}
+		x := o.Primary(c)
+		dims := make([]string, len(x.Shape))
+		for i, n := range x.Shape {
+			dims[i] = fmt.Sprint(n)
+			if n%(1<<20) == 0 && strings.Contains(bc.Name, fmt.Sprintf("%dMi", n>>20)) {
+				dims[i] = fmt.Sprintf("%dMi", n>>20)
+			}
+		}
+		if want := strings.ToLower(x.DType.String()) + "[" + strings.Join(dims, ",") + "]"; !strings.Contains(bc.Name, want) {
+			t.Errorf("%s: builds %s", bc.Name, want)
+		}
+		if _, _, err := o.Out(c); err != nil {
+			t.Errorf("%s: %v", bc.Name, err)
+		}
 	}
 }

@@ -119,6 +119,8 @@ func (e *Engine) noBinding(cb string, c *kernels.Call, v kernels.Variant, dt ten
 	fmt.Fprintf(&msg, "no %s binding for %s with dtype %s", cb, v, dt)
 	if len(have) > 0 {
 		fmt.Fprintf(&msg, " (%s %s is registered for %s only)", cb, v, strings.Join(have, ", "))
+	} else if o, ok := ops.Lookup(c.Op); ok && o.CPUOnly != "" && cb != CPU.Contract() {
+		fmt.Fprintf(&msg, " (%s runs on the CPU only: %s)", c.Op, o.CPUOnly)
 	} else {
 		fmt.Fprintf(&msg, " (%s has no linked %s kernel)", cb, v)
 	}

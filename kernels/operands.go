@@ -10,8 +10,9 @@ import (
 // Dtype sets the seeds' contracts accept, shared by the CPU and GPU paths so
 // both reject the same operand with the same words.
 var (
-	// FloatDTypes: the reduce family, pad_backward_*, index_add, scatter_add,
-	// embedding (contract: dtypes [F32, F64, BF16, F16]).
+	// FloatDTypes: the float-only kernels: the reductions, the pad
+	// backwards, the index adds, embedding (contract: dtypes [F32, F64,
+	// BF16, F16]).
 	FloatDTypes = []tensor.DType{tensor.F32, tensor.F64, tensor.BF16, tensor.F16}
 	// IndexDataDTypes: index_select_tensor and gather also carry a U32 data arm.
 	IndexDataDTypes = []tensor.DType{tensor.F32, tensor.F64, tensor.BF16, tensor.F16, tensor.U32}

@@ -61,6 +61,9 @@ var indexSelectOp = &Op{
 		return t, nil
 	},
 	Symbols: indexSymbols,
+	Bench: []Bench{{Name: "index_select f32[100000,256] 50000 rows", Call: func(r *rand.Rand) *kernels.Call {
+		return IndexSelect(TiledTensor(r, tensor.F32, []int{100000, 256}), RandIndices(r, []int{50000}, 100000), 0)
+	}}},
 }
 
 // dataBound is the limit of index_select's and gather's indices.
@@ -112,6 +115,7 @@ var gatherOp = &Op{
 		return t, nil
 	},
 	Symbols: indexSymbols,
+	Bench:   []Bench{{Name: "gather dim 1 f32[4096,4096]", N: 16 << 20}},
 }
 
 // Gather builds a gather call.
@@ -164,7 +168,7 @@ func addOp(name, summary, explain string, shape func(base, indices, src *tensor.
 }
 
 var (
-	indexAddOp = addOp("index_add", "copy of base; out[..idx[i]..] += src[..i..]",
+	indexAddOp = withBench(addOp("index_add", "copy of base; out[..idx[i]..] += src[..i..]",
 		"A copy of base, then src slice i (along --dim) is added into base's slice indices[i], in src flat order, in the dtype.",
 		kernels.CheckIndexAdd, cpu.IndexAddRef,
 		func(rng *rand.Rand, s []int, dim int) ([]int, []int) {
@@ -176,8 +180,14 @@ var (
 		func(dt tensor.DType) (*kernels.Call, []Gen) {
 			return AddCall("index_add", nil, nil, nil, 0), []Gen{valuesGen("4,5", dt, "0"), indexGen("3", "0 2 0", 4), arangeGen("3,5", dt)}
 		},
-		true)
-	scatterAddOp = addOp("scatter_add", "copy of base; out[p, dim←idx[p]] += src[p]",
+		true),
+		Bench{Name: "index_add dim 0 f32[100000,256] 50000 rows", Call: func(r *rand.Rand) *kernels.Call {
+			return AddCall("index_add", TiledTensor(r, tensor.F32, []int{100000, 256}), RandIndices(r, []int{50000}, 100000), TiledTensor(r, tensor.F32, []int{50000, 256}), 0)
+		}},
+		Bench{Name: "index_add dim 1 f32[4096,4096]", Call: func(r *rand.Rand) *kernels.Call {
+			return AddCall("index_add", TiledTensor(r, tensor.F32, []int{4096, 4096}), RandIndices(r, []int{4096}, 4096), TiledTensor(r, tensor.F32, []int{4096, 4096}), 1)
+		}})
+	scatterAddOp = withBench(addOp("scatter_add", "copy of base; out[p, dim←idx[p]] += src[p]",
 		"A copy of base, then each src element is added where its index sends it along --dim (indices has src's shape), in src flat order.",
 		kernels.CheckScatterAdd, cpu.ScatterAddRef,
 		func(rng *rand.Rand, s []int, dim int) ([]int, []int) {
@@ -188,7 +198,8 @@ var (
 			return AddCall("scatter_add", nil, nil, nil, 0), []Gen{valuesGen("4,5", dt, "0"),
 				{Shape: "2,5", DType: "U32", Kind: "random", Seed: 2, Lo: 0, Hi: 3}, arangeGen("2,5", dt)}
 		},
-		false)
+		false),
+		Bench{Name: "scatter_add dim 1 f32[4096,4096]", N: 16 << 20})
 )
 
 // AddCall builds an index_add or scatter_add call.
@@ -247,6 +258,7 @@ var embeddingOp = &Op{
 			s["v"], s["d"] = float64(tb.Shape[0]), float64(tb.Shape[1])
 		}
 	},
+	Bench: []Bench{{Name: "embedding f32[4096,4096] 4096 ids", N: 16 << 20}},
 }
 
 // Embedding builds an embedding call.

@@ -58,6 +58,7 @@ var maskedFillOp = &Op{
 		t.Explain = "masked_fill: where the mask is true the output is the fill value; elsewhere the input is copied."
 		return t, nil
 	},
+	Bench: []Bench{{Name: "masked_fill f32[16Mi]", N: 16 << 20}},
 }
 
 // MaskedFill builds a masked_fill call.

@@ -8,8 +8,9 @@
 //
 // The CLI's flag parsing and --help, dispatch (package engine), `fkc
 // verify` and the registry walks (package verify), `fkc bench` and the
-// playground all iterate this table: adding an op touches its family file,
-// its kernels and its contract, and nothing else.
+// playground all iterate this table: adding an op touches its contracts and
+// one family file per layer (docs/adding-an-op.md lists them), and nothing
+// else.
 package ops
 
 import (
@@ -60,6 +61,12 @@ type Op struct {
 	// filled fast (a random block, tiled), so the Judge's sweeps can build
 	// calls of hundreds of megabytes.
 	Sized func(rng *rand.Rand, f kernels.Form, dt tensor.DType, n int) *kernels.Call
+	// CPUOnly, when set, says why the op has no GPU kernel (every other op
+	// has one on Vulkan and WebGPU; a test holds the table to that).
+	CPUOnly string
+	// Bench lists the op's standard `fkc bench` cases (package bench runs
+	// every op's in table order).
+	Bench []Bench
 	// Example is the small, readable Try-it case a kernel page opens with:
 	// shapes that fit on screen, values easy to follow, params that satisfy
 	// the contract; one generator per operand (DefaultCase wraps it).
@@ -69,6 +76,27 @@ type Op struct {
 	// Symbols adds the op's own cost-formula symbols (CostSymbols sets the
 	// common ones); may be nil.
 	Symbols func(c *kernels.Call, out []int, s map[string]float64)
+}
+
+// Bench is one standard `fkc bench` case of an op: the call Sized builds
+// for Form on F32 with about N elements (the layout the Judge sweeps), or,
+// for a case compared with other libraries on a layout Sized does not make
+// (an image batch, fewer rows picked than the table has), the call Call
+// builds.
+type Bench struct {
+	Name string // as `fkc bench` prints it: "sum_dim 1 f32[4096,4096]"
+	Form kernels.Form
+	N    int
+	Call func(rng *rand.Rand) *kernels.Call
+	// Kernel, when set, is the kernel (PROVIDER/NAME) that serves the case
+	// instead of dispatch's choice; the case runs only on its backend.
+	Kernel string
+}
+
+// withBench sets an op's bench cases (for ops built by a helper).
+func withBench(o *Op, b ...Bench) *Op {
+	o.Bench = b
+	return o
 }
 
 // Operand is one input of an op, in `fkc run` order.

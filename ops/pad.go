@@ -63,6 +63,7 @@ var padOp = &Op{
 		return c, []Gen{arangeGen("4,5", dt)}
 	},
 	Trace: tracePad,
+	Bench: padBench("pad"),
 }
 
 var padBackwardOp = &Op{
@@ -111,6 +112,7 @@ var padBackwardOp = &Op{
 		return c, []Gen{valuesGen("8,9", dt, "1")}
 	},
 	Trace: tracePadBackward,
+	Bench: padBench("pad_backward"),
 	Symbols: func(c *kernels.Call, out []int, s map[string]float64) {
 		// The contract's symbols name the forward pass: its input is
 		// grad_in (this call's output), its output grad_out.
@@ -300,4 +302,35 @@ func Pad(x *tensor.Tensor, mode kernels.Mode, pads ...kernels.Pad) *kernels.Call
 func PadBackward(gradOut *tensor.Tensor, mode kernels.Mode, pads ...kernels.Pad) *kernels.Call {
 	return &kernels.Call{Op: "pad_backward", Inputs: map[string]*tensor.Tensor{"grad_out": gradOut},
 		Params: kernels.Params{Mode: mode, Padding: pads, Dim: kernels.NoDim}}
+}
+
+// padBench: every pad mode forward on an image batch, the constant pad of
+// a large matrix, and the backward of every mode that reads the input
+// (constant's is a crop).
+func padBench(op string) []Bench {
+	pads := func(n, rank int) []kernels.Pad {
+		p := make([]kernels.Pad, rank)
+		p[rank-1], p[rank-2] = kernels.Pad{Before: n, After: n}, kernels.Pad{Before: n, After: n}
+		return p
+	}
+	var b []Bench
+	for _, pm := range kernels.PadModes {
+		m := pm.Mode
+		switch {
+		case op == "pad":
+			b = append(b, Bench{Name: "pad " + pm.Name + " f32[8,3,512,512] pad 2", Call: func(r *rand.Rand) *kernels.Call {
+				return Pad(TiledTensor(r, tensor.F32, []int{8, 3, 512, 512}), m, pads(2, 4)...)
+			}})
+		case m != kernels.Constant:
+			b = append(b, Bench{Name: "pad_backward " + pm.Name + " f32[8,3,516,516] pad 2", Call: func(r *rand.Rand) *kernels.Call {
+				return PadBackward(TiledTensor(r, tensor.F32, []int{8, 3, 516, 516}), m, pads(2, 4)...)
+			}})
+		}
+	}
+	if op == "pad" {
+		b = append(b, Bench{Name: "pad constant f32[4096,4096] pad 3", Call: func(r *rand.Rand) *kernels.Call {
+			return Pad(TiledTensor(r, tensor.F32, []int{4096, 4096}), kernels.Constant, pads(3, 2)...)
+		}})
+	}
+	return b
 }

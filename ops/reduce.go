@@ -87,23 +87,30 @@ func foldOp(name, summary, explain string, all reduceImpl, dimRef reduceDimImpl,
 }
 
 var (
-	sumOp = foldOp("sum", "sum of all elements (rank-0) or along --dim",
+	sumOp = withBench(foldOp("sum", "sum of all elements (rank-0) or along --dim",
 		"Adds the elements, in flat order, accumulating in the element dtype (each half-precision add rounds). "+
 			"Without --dim the output is rank 0; with --dim that axis is removed.",
-		cpu.SumAll, cpu.SumDimRef, AnyOrderF32, pickNone)
-	maxOp = foldOp("max", "max of all elements or along --dim (NaN skipped)",
+		cpu.SumAll, cpu.SumDimRef, AnyOrderF32, pickNone),
+		Bench{Name: "sum_all f32[64Mi]", Form: kernels.FormAll, N: 64 << 20},
+		// This project's contracted blocked order (fkc run sum --kernel …):
+		// what the CPU's vectors and cores can do with an order they may use.
+		Bench{Name: "sum_all blocked f32[64Mi]", Form: kernels.FormAll, N: 64 << 20, Kernel: "fkc-cpu-kernels/sum_all_blocked"},
+		Bench{Name: "sum_dim 1 f32[4096,4096]", Form: kernels.FormDim, N: 16 << 20})
+	maxOp = withBench(foldOp("max", "max of all elements or along --dim (NaN skipped)",
 		"Seeds with −inf and keeps a strictly greater element: NaN is skipped (all-NaN gives −inf) and the first of a tie wins, "+
 			"which decides the sign of a zero.",
-		cpu.MaxAll, cpu.MaxDimRef, Bitwise, pickMax)
-	minOp = foldOp("min", "min of all elements or along --dim (NaN skipped)",
+		cpu.MaxAll, cpu.MaxDimRef, Bitwise, pickMax),
+		Bench{Name: "max_dim 1 f32[4096,4096]", Form: kernels.FormDim, N: 16 << 20})
+	minOp = withBench(foldOp("min", "min of all elements or along --dim (NaN skipped)",
 		"Seeds with +inf and keeps a strictly smaller element: NaN is skipped (all-NaN gives +inf) and the first of a tie wins.",
-		cpu.MinAll, cpu.MinDimRef, Bitwise, pickMin)
+		cpu.MinAll, cpu.MinDimRef, Bitwise, pickMin),
+		Bench{Name: "min_dim 1 f32[4096,4096]", Form: kernels.FormDim, N: 16 << 20})
 	meanOp = func() *Op {
 		o := foldOp("mean", "mean of all elements or along --dim",
 			"The sum (as in sum) divided by the element count converted to the dtype; the mean of nothing is NaN.",
 			cpu.MeanAll, cpu.MeanDimRef, AnyOrderF32, pickNone)
 		o.Terms = "sum" // the terms of a mean are its sum's
-		return o
+		return withBench(o, Bench{Name: "mean_dim 1 f32[4096,4096]", Form: kernels.FormDim, N: 16 << 20})
 	}()
 )
 
@@ -146,8 +153,10 @@ func argOp(name, summary string, p pick, ref reduceDimImpl) *Op {
 }
 
 var (
-	argmaxOp = argOp("argmax", "U32 index of the max along --dim (ties → smallest index)", pickMax, cpu.ArgMaxDimRef)
-	argminOp = argOp("argmin", "U32 index of the min along --dim (ties → smallest index)", pickMin, cpu.ArgMinDimRef)
+	argmaxOp = withBench(argOp("argmax", "U32 index of the max along --dim (ties → smallest index)", pickMax, cpu.ArgMaxDimRef),
+		Bench{Name: "argmax_dim 1 f32[4096,4096]", N: 16 << 20})
+	argminOp = withBench(argOp("argmin", "U32 index of the min along --dim (ties → smallest index)", pickMin, cpu.ArgMinDimRef),
+		Bench{Name: "argmin_dim 1 f32[4096,4096]", N: 16 << 20})
 )
 
 // reduction builds a call of a one-input reduction op (dim All: every element).
@@ -198,9 +207,12 @@ func toOp(name, summary string, impl func(*tensor.Tensor, []int) (*tensor.Tensor
 }
 
 var (
-	reduceSumToOp = toOp("reduce_sum_to", "sum-reduce to a broadcast-compatible --shape", cpu.ReduceSumTo, AnyOrderF32, pickNone)
-	reduceMaxToOp = toOp("reduce_max_to", "max-reduce to a broadcast-compatible --shape", cpu.ReduceMaxTo, Bitwise, pickMax)
-	reduceMinToOp = toOp("reduce_min_to", "min-reduce to a broadcast-compatible --shape", cpu.ReduceMinTo, Bitwise, pickMin)
+	reduceSumToOp = withBench(toOp("reduce_sum_to", "sum-reduce to a broadcast-compatible --shape", cpu.ReduceSumTo, AnyOrderF32, pickNone),
+		Bench{Name: "reduce_sum_to f32[4096,4096] to [1,4096]", N: 16 << 20})
+	reduceMaxToOp = withBench(toOp("reduce_max_to", "max-reduce to a broadcast-compatible --shape", cpu.ReduceMaxTo, Bitwise, pickMax),
+		Bench{Name: "reduce_max_to f32[4096,4096] to [1,4096]", N: 16 << 20})
+	reduceMinToOp = withBench(toOp("reduce_min_to", "min-reduce to a broadcast-compatible --shape", cpu.ReduceMinTo, Bitwise, pickMin),
+		Bench{Name: "reduce_min_to f32[4096,4096] to [1,4096]", N: 16 << 20})
 )
 
 // ReduceTo builds a reduce_sum_to or reduce_max_to call.
@@ -243,6 +255,7 @@ var reduceMaxToBackwardOp = &Op{
 		return c, []Gen{randomGen("3,5", dt, 0, 3), valuesGen("1,5", dt, "1 2 3 4 6")}
 	},
 	Trace: traceReduceMaxToBackward,
+	Bench: []Bench{{Name: "reduce_max_to_backward f32[4096,4096] to [1,4096]", N: 16 << 20}},
 }
 
 // ReduceMaxToBackward builds a reduce_max_to_backward call.

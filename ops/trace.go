@@ -30,7 +30,7 @@ const (
 	RoleFold    = "fold"    // pad backward: several grad_out cells summed here
 	RoleNone    = "none"    // pad backward: no grad_out cell reaches this input (stays 0)
 	RoleReduce  = "reduce"  // a reduction over a set of input elements
-	RoleAdd     = "add"     // index_add / scatter_add: base plus added src elements
+	RoleAdd     = "add"     // the index adds: base plus added src elements
 	RoleRoute   = "route"   // reduce_max_to_backward: a max position receives upstream
 	RoleBlocked = "blocked" // reduce_max_to_backward: not a max position, gradient 0
 	RoleUnknown = "unknown" // the kernel wrote an index that no input element has

@@ -153,16 +153,12 @@ func peerCase(o *ops.Op, p PeerCall) ops.Case {
 	return ops.Case{Op: o.Name, Flags: ops.FormatFlags(c), Order: o.InputNames()}
 }
 
-// peerOutDType is the output's dtype: the input's, U32 for arg ops.
+// peerOutDType is the output's dtype: the first input's, U32 for arg ops.
 func peerOutDType(o *ops.Op, p PeerCall) tensor.DType {
 	if o.Name == "argmax" || o.Name == "argmin" {
 		return tensor.U32
 	}
-	first := o.Inputs[0].Name
-	if o.Name == "index_add" || o.Name == "scatter_add" {
-		first = "base"
-	}
-	return p.DType[first]
+	return p.DType[o.Inputs[0].Name]
 }
 
 // load reads operand n: index operands as int64 (PyTorch takes int64

@@ -113,8 +113,9 @@ func TestDuplicateKernelRef(t *testing.T) {
 		}
 		byKey[key] = d
 	}
-	if len(byKey) != 38 || len(r.Collisions()) != 38 {
-		t.Errorf("%d collision keys (%d), want 38", len(byKey), len(r.Collisions()))
+	files, _ := filepath.Glob("../contracts/seeds/*.md")
+	if want := sharedKeys(t, files...); want != 38 || len(byKey) != want || len(r.Collisions()) != want {
+		t.Errorf("%d collision keys (%d); the documents share %d keys (the seeds: 38)", len(byKey), len(r.Collisions()), want)
 	}
 	for key, kernels := range map[string][]string{
 		"(SumReduce, [F32, F32], Cpu)":        {"sum_all", "sum_dim"},
@@ -206,4 +207,54 @@ func blockCounts(t *testing.T, files ...string) (sections, describeOnly, binding
 		}
 	}
 	return sections, describeOnly, bindings
+}
+
+// sharedKeys reads the documents' raw text, apart from the loader and the
+// registry: the registry keys (op_kind, input dtypes, backend) that more
+// than one registrable section binds. A section's inputs list their dtypes
+// jointly, entry i of each list (a one-entry list for every i).
+func sharedKeys(t *testing.T, files ...string) int {
+	t.Helper()
+	fence := regexp.MustCompile("(?s)```fkc\n(.*?)```")
+	desc := regexp.MustCompile(`(?m)^\s*registrable:\s*false`)
+	field := func(name string) *regexp.Regexp { return regexp.MustCompile(`(?m)^` + name + `:\s*(\S+)`) }
+	opKind, backend := field("op_kind"), field("backend")
+	dtypes := regexp.MustCompile(`(?m)^\s*(?:- )?dtypes:\s*\[([^\]]*)\]`)
+	sections := map[string]int{}
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range fence.FindAllStringSubmatch(string(src), -1) {
+			if desc.MatchString(b[1]) {
+				continue
+			}
+			var lists [][]string
+			most := 0
+			for _, m := range dtypes.FindAllStringSubmatch(b[1], -1) {
+				l := strings.Split(m[1], ",")
+				lists = append(lists, l)
+				most = max(most, len(l))
+			}
+			ok, bk := opKind.FindStringSubmatch(b[1]), backend.FindStringSubmatch(b[1])
+			if ok == nil || bk == nil {
+				t.Fatalf("%s: a section without op_kind or backend", f)
+			}
+			for i := range most {
+				key := ok[1] + " " + bk[1]
+				for _, l := range lists {
+					key += " " + strings.TrimSpace(l[min(i, len(l)-1)])
+				}
+				sections[key]++
+			}
+		}
+	}
+	n := 0
+	for _, c := range sections {
+		if c > 1 {
+			n++
+		}
+	}
+	return n
 }

@@ -630,3 +630,34 @@ func scatterAddSetup(base, indices, src *tensor.Tensor, dim int) (*tensor.Tensor
 	}
 	return base.Clone(), nil
 }
+
+func init() { families = append(families, indexLinks) }
+
+// The data movers write into the caller's tensor (Call.Out) when there is one.
+
+func index(f func(data, indices *tensor.Tensor, dim int, into ...*tensor.Tensor) (*tensor.Tensor, error)) kernels.Impl {
+	return func(c *kernels.Call) (*tensor.Tensor, error) { return f(c.In("data"), c.In("indices"), c.Dim, c.Out) }
+}
+
+func add(f func(base, indices, src *tensor.Tensor, dim int, into ...*tensor.Tensor) (*tensor.Tensor, error)) kernels.Impl {
+	return func(c *kernels.Call) (*tensor.Tensor, error) {
+		return f(c.In("base"), c.In("indices"), c.In("src"), c.Dim, c.Out)
+	}
+}
+
+// indexLinks are fuel-reference-backend's indexing kernels.
+func indexLinks() []kernels.Link {
+	v := kernels.Variants
+	return []kernels.Link{
+		{EntryPoint: refOracle + "index_select_tensor", Serves: v("index_select"), Impl: index(IndexSelect), Where: "kernels/cpu.IndexSelect"},
+		// Host-slice variant: same implementation; the seed says it is not
+		// exec-wired, so it is no dispatch target (its kernel page runs it).
+		{EntryPoint: refOracle + "index_select", Runs: v("index_select"), Impl: index(IndexSelect), Where: "kernels/cpu.IndexSelect (host-slice form; not exec-wired)"},
+		{EntryPoint: refOracle + "gather", Serves: v("gather"), Impl: index(Gather), Where: "kernels/cpu.Gather"},
+		{EntryPoint: refOracle + "index_add", Serves: v("index_add"), Impl: add(IndexAdd), Where: "kernels/cpu.IndexAdd"},
+		{EntryPoint: refOracle + "scatter_add", Serves: v("scatter_add"), Impl: add(ScatterAdd), Where: "kernels/cpu.ScatterAdd"},
+		{EntryPoint: refOracle + "embedding", Serves: v("embedding"), Impl: func(c *kernels.Call) (*tensor.Tensor, error) {
+			return Embedding(c.In("table"), c.In("ids"), c.Out)
+		}, Where: "kernels/cpu.Embedding"},
+	}
+}

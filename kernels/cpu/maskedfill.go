@@ -55,3 +55,16 @@ func maskedFill[E any](x []E, mask []byte, fill E, out []E) {
 		}
 	})
 }
+
+func init() { families = append(families, maskedFillLinks) }
+
+// maskedFillLinks: masked_fill is this project's own CPU contract.
+func maskedFillLinks() []kernels.Link {
+	return []kernels.Link{{EntryPoint: "fkc::cpu::masked_fill", Serves: kernels.Variants("masked_fill"), Impl: func(c *kernels.Call) (*tensor.Tensor, error) {
+		fill, err := c.FillFor(x(c).DType)
+		if err != nil {
+			return nil, err
+		}
+		return MaskedFill(x(c), c.In("mask"), fill, c.Out)
+	}, Where: "kernels/cpu.MaskedFill"}}
+}

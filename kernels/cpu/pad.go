@@ -443,3 +443,53 @@ func narrowAcc(dt tensor.DType, shape []int, acc []float64) *tensor.Tensor {
 	narrowRow(out, 0, acc)
 	return out
 }
+
+// cpuBackend prefixes the seed fuel-cpu-backend's entry points.
+const cpuBackend = "fuel_cpu_backend::byte_kernels::"
+
+func init() { families = append(families, padLinks) }
+
+func padWith(f func(*tensor.Tensor, kernels.Mode, []kernels.Pad, []byte, ...*tensor.Tensor) (*tensor.Tensor, error)) kernels.Impl {
+	return func(c *kernels.Call) (*tensor.Tensor, error) {
+		var fill []byte
+		if c.Mode == kernels.Constant {
+			var err error
+			if fill, err = c.FillFor(x(c).DType); err != nil {
+				return nil, err
+			}
+		}
+		return f(x(c), c.Mode, c.Padding, fill, c.Out)
+	}
+}
+
+// padLinks are the pad family's links: fuel-cpu-backend's forward and
+// backward, and this project's own modes (fkc-cpu-kernels).
+func padLinks() []kernels.Link {
+	pad, padRef := padWith(Pad), padWith(PadRef)
+	padModes := kernels.Variants("pad", kernels.SeedPadForms...)
+	branch := func(m kernels.Mode) []kernels.Variant { return kernels.Variants("pad", kernels.ModeForm(m)) }
+	links := []kernels.Link{
+		// fuel-cpu-backend: one mode-unified forward binding per dtype.
+		{EntryPoint: cpuBackend + "pad_cpu", Serves: padModes, Impl: pad, Where: "kernels/cpu.Pad (run-wise fast path; PadRef is the reference walk)"},
+		// Describe-only mode sections: the branches of the same wrapper.
+		{EntryPoint: cpuBackend + "pad_const_cpu", Runs: branch(kernels.Constant), Impl: pad, Where: "kernels/cpu.Pad, constant branch"},
+		{EntryPoint: cpuBackend + "pad_reflect_cpu", Runs: branch(kernels.Reflect), Impl: pad, Where: "kernels/cpu.Pad, reflect branch"},
+		{EntryPoint: cpuBackend + "pad_replicate_cpu", Runs: branch(kernels.Replicate), Impl: pad, Where: "kernels/cpu.Pad, replicate branch"},
+		{EntryPoint: cpuBackend + "pad_walk_cpu", Runs: padModes[1:], Impl: padRef, Where: "kernels/cpu.PadRef (the generic per-element walk)"},
+	}
+	padBackward := func(c *kernels.Call) (*tensor.Tensor, error) {
+		return PadBackward(c.In("grad_out"), c.Mode, c.Padding, c.Out)
+	}
+	for _, dt := range []string{"f32", "f64", "bf16", "f16"} {
+		links = append(links, kernels.Link{EntryPoint: cpuBackend + "pad_backward_" + dt, Serves: kernels.Variants("pad_backward", kernels.SeedPadForms...),
+			Impl: padBackward, Where: "kernels/cpu.PadBackward (f64 accumulator)"})
+	}
+	// This project's own pad modes (kernels.PadModes): one forward and one
+	// backward section each in fkc-cpu-kernels, served by the same kernels.
+	for _, m := range kernels.OwnPadModes {
+		links = append(links,
+			kernels.Link{EntryPoint: "fkc::cpu::pad_" + m.String(), Serves: branch(m), Impl: pad, Where: "kernels/cpu.Pad, " + m.String() + " rule (PadRef is the reference walk)"},
+			kernels.Link{EntryPoint: "fkc::cpu::pad_backward_" + m.String(), Serves: kernels.Variants("pad_backward", kernels.ModeForm(m)), Impl: padBackward, Where: "kernels/cpu.PadBackward (f64 accumulator), " + m.String() + " rule"})
+	}
+	return links
+}

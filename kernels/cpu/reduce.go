@@ -797,3 +797,45 @@ func maxToBackward[T float](x, up, grad []T, inShape, al []int, rnd func(T) T) {
 		p.next()
 	}
 }
+
+func init() { families = append(families, reduceLinks) }
+
+func unary(f func(*tensor.Tensor) (*tensor.Tensor, error)) kernels.Impl {
+	return func(c *kernels.Call) (*tensor.Tensor, error) { return f(x(c)) }
+}
+
+func unaryDim(f func(*tensor.Tensor, int) (*tensor.Tensor, error)) kernels.Impl {
+	return func(c *kernels.Call) (*tensor.Tensor, error) { return f(x(c), c.Dim) }
+}
+
+func to(f func(*tensor.Tensor, []int) (*tensor.Tensor, error)) kernels.Impl {
+	return func(c *kernels.Call) (*tensor.Tensor, error) { return f(x(c), c.Shape) }
+}
+
+// reduceLinks are the reductions of fuel-reference-backend, and
+// reduce_min_to of this project's own CPU contract.
+func reduceLinks() []kernels.Link {
+	v := kernels.Variants
+	return []kernels.Link{
+		{EntryPoint: refOracle + "sum_all", Serves: v("sum", kernels.FormAll), Impl: unary(SumAll), Where: "kernels/cpu.SumAll"},
+		{EntryPoint: refOracle + "max_all", Serves: v("max", kernels.FormAll), Impl: unary(MaxAll), Where: "kernels/cpu.MaxAll"},
+		{EntryPoint: refOracle + "min_all", Serves: v("min", kernels.FormAll), Impl: unary(MinAll), Where: "kernels/cpu.MinAll"},
+		{EntryPoint: refOracle + "mean_all", Serves: v("mean", kernels.FormAll), Impl: unary(MeanAll), Where: "kernels/cpu.MeanAll"},
+		{EntryPoint: refOracle + "sum_dim", Serves: v("sum", kernels.FormDim), Impl: unaryDim(SumDim), Where: "kernels/cpu.SumDim"},
+		{EntryPoint: refOracle + "max_dim", Serves: v("max", kernels.FormDim), Impl: unaryDim(MaxDim), Where: "kernels/cpu.MaxDim"},
+		{EntryPoint: refOracle + "min_dim", Serves: v("min", kernels.FormDim), Impl: unaryDim(MinDim), Where: "kernels/cpu.MinDim"},
+		{EntryPoint: refOracle + "mean_dim", Serves: v("mean", kernels.FormDim), Impl: unaryDim(MeanDim), Where: "kernels/cpu.MeanDim"},
+		{EntryPoint: refOracle + "argmax_dim", Serves: v("argmax"), Impl: unaryDim(ArgMaxDim), Where: "kernels/cpu.ArgMaxDim"},
+		{EntryPoint: refOracle + "argmin_dim", Serves: v("argmin"), Impl: unaryDim(ArgMinDim), Where: "kernels/cpu.ArgMinDim"},
+		// The shared arg-index core: reached through argmax_dim/argmin_dim,
+		// which is how its prose describes it ("not a distinct dispatch
+		// entry-point"); its kernel page runs it directly, as argmax.
+		{EntryPoint: refOracle + "argindex_dim", Runs: v("argmax"), Impl: unaryDim(ArgMaxDim), Where: "kernels/cpu.ArgMaxDim / ArgMinDim (shared arg-index core)"},
+		{EntryPoint: refOracle + "reduce_sum_to", Serves: v("reduce_sum_to"), Impl: to(ReduceSumTo), Where: "kernels/cpu.ReduceSumTo"},
+		{EntryPoint: refOracle + "reduce_max_to", Serves: v("reduce_max_to"), Impl: to(ReduceMaxTo), Where: "kernels/cpu.ReduceMaxTo"},
+		{EntryPoint: refOracle + "reduce_max_to_backward", Serves: v("reduce_max_to_backward"), Impl: func(c *kernels.Call) (*tensor.Tensor, error) {
+			return ReduceMaxToBackward(x(c), c.In("upstream"), c.Shape)
+		}, Where: "kernels/cpu.ReduceMaxToBackward"},
+		{EntryPoint: "fkc::cpu::reduce_min_to", Serves: v("reduce_min_to"), Impl: to(ReduceMinTo), Where: "kernels/cpu.ReduceMinTo"},
+	}
+}

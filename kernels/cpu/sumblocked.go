@@ -214,3 +214,12 @@ func blockedSumRef[T float](x []T, rnd func(T) T) T {
 	}
 	return foldBlocks(sums, rnd)
 }
+
+func init() { families = append(families, sumBlockedLinks) }
+
+// sumBlockedLinks: a sum in its own contracted order, run from its page or
+// chosen by name, never in place of sum_all's flat fold.
+func sumBlockedLinks() []kernels.Link {
+	return []kernels.Link{{EntryPoint: "fkc::cpu::sum_all_blocked", Runs: kernels.Variants("sum", kernels.FormAll), OwnOrder: true, Impl: unary(SumAllBlocked),
+		Where: "kernels/cpu.SumAllBlocked (blocked 32-lane order; SumAllBlockedRef is its reference walk)"}}
+}

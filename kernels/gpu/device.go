@@ -408,3 +408,35 @@ func (d *Device) lostErr() error {
 	defer d.lostMu.Unlock()
 	return d.lost
 }
+
+// Links maps every GPU entry_point to its implementation on device d (nil
+// for a table of entry points and where only, whose Impl is never called):
+// the fuel-vulkan-kernels seed family, the fkc-wgsl-kernels contract, and
+// the kernel lab's plain kernels (fkc-lab). Each family file registers its
+// own entries (families).
+func Links(d *Device) []kernels.Link {
+	var links []kernels.Link
+	for _, f := range families {
+		links = append(links, f(d)...)
+	}
+	return links
+}
+
+// Links is the device's link table (engine.Device).
+func (d *Device) Links() []kernels.Link { return Links(d) }
+
+// families holds each family file's link entries, added by its init.
+var families []func(d *Device) []kernels.Link
+
+// Entry-point prefixes: the seed's Vulkan kernels, and this project's own
+// WGSL contract (contracts/project/fkc-wgsl-kernels.fkc.md).
+const (
+	vulkanEP = "fuel_vulkan_backend::fkc::"
+	wgslEP   = "fkc::wgsl::"
+)
+
+// wgslLink is a link of the fkc-wgsl-kernels contract: kernel, the variants
+// it serves, and where, the shader files and the method that runs them.
+func wgslLink(kernel string, serves []kernels.Variant, impl kernels.Impl, where string) kernels.Link {
+	return kernels.Link{EntryPoint: wgslEP + kernel, Serves: serves, Impl: impl, Where: "shaders/wgsl/" + where + " in kernels/gpu"}
+}

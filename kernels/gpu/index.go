@@ -218,13 +218,13 @@ func (d *Device) selectRows(c *indexCall, out *tensor.Tensor, R int) (*tensor.Te
 // (base), indices (src) and output shapes agree on every axis but dim —
 // with I, the product of the axes after dim, and J, the output's dim
 // length. index_select, embedding and index_add always do; gather when
-// its indices span the data on the other axes; scatter_add's general
-// kernel buckets by flat target and never does.
+// its indices span the data on the other axes; an add that scatters
+// buckets by flat target and never does.
 func (c *indexCall) fast() (I, J int, ok bool) {
-	switch c.entry {
-	case "scatter_add":
+	switch {
+	case c.scatters():
 		return 0, 0, false
-	case "gather":
+	case c.entry == "gather":
 		for a := range c.a {
 			if a != c.dim && c.b[a] != c.a[a] {
 				return 0, 0, false
@@ -271,4 +271,22 @@ func (d *Device) Embedding(table, ids *tensor.Tensor) (*tensor.Tensor, error) {
 	return d.runIndex(&indexCall{op: op, entry: "index_select", data: table, idx: ids, dim: 0,
 		outShape: shape, a: table.Shape, b: ids.Shape, bound: V, length: ids.Shape[0],
 		operand: "ids", limit: "V"})
+}
+
+func init() { families = append(families, indexLinks) }
+
+// indexLinks are index_select (which also serves embedding =
+// index_select(table, dim=0, ids)) and gather of fkc-wgsl-kernels.
+func indexLinks(d *Device) []kernels.Link {
+	return []kernels.Link{
+		wgslLink("index_select", append(kernels.Variants("index_select"), kernels.Variants("embedding")...), func(c *kernels.Call) (*tensor.Tensor, error) {
+			if table := c.In("table"); table != nil { // embedding's operands
+				return d.Embedding(table, c.In("ids"))
+			}
+			return d.IndexSelect(c.Inputs["data"], c.Inputs["indices"], c.Dim)
+		}, "index.wgsl check+index_select (IndexSelect; Embedding along dim 0)"),
+		wgslLink("gather", kernels.Variants("gather"), func(c *kernels.Call) (*tensor.Tensor, error) {
+			return d.Gather(c.Inputs["data"], c.Inputs["indices"], c.Dim)
+		}, "index.wgsl check+gather (Gather)"),
+	}
 }

@@ -90,6 +90,10 @@ func scatterChunkCost() int {
 
 func scatterTileCost() int { return 2*4096/wgSize + 4 + 2*addSQ }
 
+// scatters reports whether the call is scatter_add's: src elements, not
+// slices, each added where its index sends it (bucketed by flat target).
+func (c *indexCall) scatters() bool { return c.entry == "scatter_add" }
+
 // runAdd runs index_add or scatter_add.
 func (d *Device) runAdd(c *indexCall) (*tensor.Tensor, error) {
 	dt := c.data.DType
@@ -97,7 +101,7 @@ func (d *Device) runAdd(c *indexCall) (*tensor.Tensor, error) {
 		return nil, &kernels.Unavailable{Kernel: c.op + "_f64", Need: "shader-f64", Msg: "runs on CPU"}
 	}
 	k := addKernelFor(dt)
-	scatter := c.entry == "scatter_add"
+	scatter := c.scatters()
 	nb := c.bound + 1 // index_add's table: one bucket per index value
 	if scatter {
 		nb = tensor.NumElems(c.outShape) + 1
@@ -410,4 +414,18 @@ func bucketsByTarget(idx []uint32, srcShape, baseShape []int, dim, bound int) (o
 		}
 	}
 	return off, order
+}
+
+func init() { families = append(families, indexAddLinks) }
+
+// indexAddLinks are index_add and scatter_add of fkc-wgsl-kernels.
+func indexAddLinks(d *Device) []kernels.Link {
+	return []kernels.Link{
+		wgslLink("index_add", kernels.Variants("index_add"), func(c *kernels.Call) (*tensor.Tensor, error) {
+			return d.IndexAdd(c.Inputs["base"], c.Inputs["indices"], c.Inputs["src"], c.Dim)
+		}, "index.wgsl check+index_add (IndexAdd)"),
+		wgslLink("scatter_add", kernels.Variants("scatter_add"), func(c *kernels.Call) (*tensor.Tensor, error) {
+			return d.ScatterAdd(c.Inputs["base"], c.Inputs["indices"], c.Inputs["src"], c.Dim)
+		}, "index.wgsl check+scatter_add (ScatterAdd)"),
+	}
 }

@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"time"
 
+	"strings"
+
 	"github.com/cogentcore/webgpu/wgpu"
 	"github.com/fkc-playground/fkc/kernels"
+	"github.com/fkc-playground/fkc/shaders/wgsl"
 )
 
 // The kernel lab's runner (kernels.LabDevice; package lab, docs/lab.md): a
@@ -201,4 +204,21 @@ func (j *job) labDispatch(p *pipe, gx, gy uint32, bufs []*buffer) {
 		return
 	}
 	j.passes = append(j.passes, pass{p: p, bg: bg, x: gx, y: gy})
+}
+
+func init() { families = append(families, labLinks) }
+
+// labEP prefixes the kernel lab's plain kernels (contracts/project/fkc-lab.fkc.md).
+const labEP = "fkc::lab::"
+
+// labLinks: the lab's plain kernels are describe-only, run by package lab
+// with a user's WGSL beside them.
+func labLinks(*Device) []kernels.Link {
+	var links []kernels.Link
+	for _, f := range wgsl.LabNames() {
+		name := strings.TrimSuffix(f, ".wgsl")
+		links = append(links, kernels.Link{EntryPoint: labEP + name,
+			Where: "shaders/wgsl/lab/" + f + ": the lab's plain kernel, run by package lab (fkc lab check)"})
+	}
+	return links
 }

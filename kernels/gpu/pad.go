@@ -392,3 +392,73 @@ func padTables(in, out []int, pads []kernels.Pad, mode kernels.Mode) (rows, cols
 	}
 	return rows, cols
 }
+
+func init() { families = append(families, padLinks) }
+
+// padLinks are the seed's pad, pad backward and masked_fill kernels per
+// element width, and this project's own pad modes (fkc-wgsl-kernels).
+func padLinks(d *Device) []kernels.Link {
+	pad := func(c *kernels.Call) (*tensor.Tensor, error) {
+		x := c.Inputs["x"]
+		if x == nil {
+			return nil, fmt.Errorf("pad: input x is missing")
+		}
+		var fill []byte
+		if c.Mode == kernels.Constant {
+			var err error
+			if fill, err = c.FillFor(x.DType); err != nil {
+				return nil, err
+			}
+		}
+		return d.Pad(x, c.Mode, c.Padding, fill)
+	}
+	padBackward := func(c *kernels.Call) (*tensor.Tensor, error) {
+		return d.PadBackward(c.Inputs["grad_out"], c.Mode, c.Padding)
+	}
+	maskedFill := func(c *kernels.Call) (*tensor.Tensor, error) {
+		x := c.Inputs["x"]
+		if x == nil {
+			return nil, fmt.Errorf("masked_fill: input x is missing")
+		}
+		fill, err := c.FillFor(x.DType)
+		if err != nil {
+			return nil, err
+		}
+		return d.MaskedFill(x, c.Inputs["mask"], fill)
+	}
+	var links []kernels.Link
+	for _, b := range []int{1, 2, 4, 8} {
+		for _, f := range kernels.SeedPadForms {
+			k := fmt.Sprintf("pad_%s_b%d", kernels.ModeOf(f.Mode()).Tag, b)
+			links = append(links, kernels.Link{EntryPoint: vulkanEP + k, Serves: kernels.Variants("pad", f), Impl: pad, Where: "shaders/wgsl/pad.wgsl (" + k + ") via kernels/gpu.(*Device).Pad"})
+		}
+		k := fmt.Sprintf("pad_backward_const_b%d", b)
+		links = append(links, kernels.Link{EntryPoint: vulkanEP + k, Serves: kernels.Variants("pad_backward", kernels.FormConstant), Impl: padBackward, Where: "shaders/wgsl/pad.wgsl (" + k + ", gather) via kernels/gpu.(*Device).PadBackward"})
+		k = fmt.Sprintf("masked_fill_b%d", b)
+		links = append(links, kernels.Link{EntryPoint: vulkanEP + k, Serves: kernels.Variants("masked_fill"), Impl: maskedFill, Where: "shaders/wgsl/masked_fill.wgsl (" + k + ") via kernels/gpu.(*Device).MaskedFill"})
+	}
+	for _, f := range kernels.SeedPadForms[1:] { // the accumulating modes
+		mode := f.Mode()
+		for _, dt := range []string{"f32", "f16", "bf16", "f64"} {
+			k := "pad_backward_" + kernels.ModeOf(mode).Tag + "_" + dt
+			where := "shaders/wgsl/pad_backward.wgsl (" + k + ", CAS accumulate) via kernels/gpu.(*Device).PadBackward"
+			if dt == "f64" {
+				where = "kernels/gpu.(*Device).PadBackward: answers \"not available on this adapter (needs 64-bit atomics); runs on CPU\""
+			}
+			// The seed's compare-and-swap kernels run from their pages (or
+			// --kernel): dispatch picks the deterministic gather
+			// (padBackwardGatherLinks).
+			l := kernels.Link{EntryPoint: vulkanEP + k, Runs: kernels.Variants("pad_backward", kernels.ModeForm(mode)), Impl: padBackward, Where: where}
+			if dt == "f64" && d != nil {
+				l.Unavailable = "needs 64-bit atomics, which wgpu does not offer"
+			}
+			links = append(links, l)
+		}
+	}
+	// This project's own pad modes (kernels.PadModes): one forward section
+	// each, the branch of pad.wgsl their MODE selects.
+	for _, m := range kernels.OwnPadModes {
+		links = append(links, wgslLink("pad_"+m.String(), kernels.Variants("pad", kernels.ModeForm(m)), pad, "pad.wgsl, pad4.wgsl (Pad, "+m.String()+" rule)"))
+	}
+	return links
+}

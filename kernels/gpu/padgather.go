@@ -444,3 +444,19 @@ func b2u(b bool) uint32 {
 	}
 	return 0
 }
+
+func init() { families = append(families, padBackwardGatherLinks) }
+
+// padBackwardGatherLinks: the deterministic pad backward serves `fkc run
+// pad_backward --backend vulkan` in every mode but constant (its contract
+// says why: exact, the same bits every run, no retry cap under
+// contention); the constant backward stays the seed's byte-copy gather.
+func padBackwardGatherLinks(d *Device) []kernels.Link {
+	return []kernels.Link{{EntryPoint: wgslEP + "pad_backward",
+		Serves: kernels.Variants("pad_backward", kernels.PadForms[1:]...),
+		Runs:   kernels.Variants("pad_backward", kernels.PadForms...),
+		Impl: func(c *kernels.Call) (*tensor.Tensor, error) {
+			return d.PadBackwardGather(c.Inputs["grad_out"], c.Mode, c.Padding)
+		},
+		Where: "shaders/wgsl/pad_backward_gather.wgsl in kernels/gpu (PadBackwardGather)"}}
+}

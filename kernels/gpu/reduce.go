@@ -791,3 +791,39 @@ func (d *Device) maxToBackward64(r *reduction, pl *pipe, upstream, grad *tensor.
 	}
 	return grad, nil
 }
+
+func init() { families = append(families, reduceLinks) }
+
+// reduceLinks are the reductions of fkc-wgsl-kernels: one mode-unified
+// section per reduction (dims empty → all, [dim] → one axis).
+func reduceLinks(d *Device) []kernels.Link {
+	unaryDim := func(f func(*tensor.Tensor, int) (*tensor.Tensor, error)) kernels.Impl {
+		return func(c *kernels.Call) (*tensor.Tensor, error) { return f(c.Inputs["x"], c.Dim) }
+	}
+	allOrDim := func(all func(*tensor.Tensor) (*tensor.Tensor, error), dim func(*tensor.Tensor, int) (*tensor.Tensor, error)) kernels.Impl {
+		return func(c *kernels.Call) (*tensor.Tensor, error) {
+			if c.Dim < 0 {
+				return all(c.Inputs["x"])
+			}
+			return dim(c.Inputs["x"], c.Dim)
+		}
+	}
+	to := func(f func(*tensor.Tensor, []int) (*tensor.Tensor, error)) kernels.Impl {
+		return func(c *kernels.Call) (*tensor.Tensor, error) { return f(c.Inputs["x"], c.Shape) }
+	}
+	v, all, dim := kernels.Variants, kernels.FormAll, kernels.FormDim
+	return []kernels.Link{
+		wgslLink("sum", v("sum", all, dim), allOrDim(d.SumAll, d.SumDim), "reduce.wgsl (SumAll / SumDim)"),
+		wgslLink("max", v("max", all, dim), allOrDim(d.MaxAll, d.MaxDim), "reduce.wgsl (MaxAll / MaxDim)"),
+		wgslLink("min", v("min", all, dim), allOrDim(d.MinAll, d.MinDim), "reduce.wgsl (MinAll / MinDim)"),
+		wgslLink("mean", v("mean", all, dim), allOrDim(d.MeanAll, d.MeanDim), "reduce.wgsl (MeanAll / MeanDim)"),
+		wgslLink("argmax_dim", v("argmax"), unaryDim(d.ArgMaxDim), "reduce.wgsl (ArgMaxDim)"),
+		wgslLink("argmin_dim", v("argmin"), unaryDim(d.ArgMinDim), "reduce.wgsl (ArgMinDim)"),
+		wgslLink("reduce_sum_to", v("reduce_sum_to"), to(d.ReduceSumTo), "reduce.wgsl (ReduceSumTo)"),
+		wgslLink("reduce_max_to", v("reduce_max_to"), to(d.ReduceMaxTo), "reduce.wgsl (ReduceMaxTo)"),
+		wgslLink("reduce_min_to", v("reduce_min_to"), to(d.ReduceMinTo), "reduce.wgsl (ReduceMinTo)"),
+		wgslLink("reduce_max_to_backward", v("reduce_max_to_backward"), func(c *kernels.Call) (*tensor.Tensor, error) {
+			return d.ReduceMaxToBackward(c.Inputs["x"], c.Inputs["upstream"], c.Shape)
+		}, "reduce.wgsl + reduce_backward.wgsl (ReduceMaxToBackward)"),
+	}
+}
