@@ -142,15 +142,15 @@ type Result struct {
 }
 
 // settle bounds the untimed runs that let a process's memory reach its
-// steady size before the timed ones. A run that allocates its output
-// grows the Go heap until the collector's goal settles (about twice the
-// live inputs); until then each run also pays first touches of fresh
-// memory. Those are cheap on bare metal but can cost many times the
-// kernel on a VM and in a browser's wasm memory, and the heap grows over
-// the first few runs of a call (docs/perf/bench-and-judge.md). A run can leave the memory as it found it and
-// the next grow it again (the collector ran between them), so timing
-// starts after settleQuiet runs in a row that left it as they found it,
-// after settleMax settle runs, or once the first run and the settle runs
+// steady size before the timed ones. A run that allocates its output grows
+// the Go heap until the collector's goal settles (about twice the live
+// inputs); until then each run also pays first touches of fresh memory.
+// Those are cheap on bare metal but can cost many times the kernel on a VM
+// and in a browser's wasm memory, and the heap grows over the first few runs
+// of a call (docs/perf/bench-and-judge.md). A run can leave the memory as it
+// found it and the next grow it again (the collector ran between them), so
+// timing starts after settleQuiet runs in a row that left it as they found
+// it, after settleMax settle runs, or once the first run and the settle runs
 // have taken settleBudget (a browser GPU run can take a second).
 const (
 	settleQuiet  = 3

@@ -71,7 +71,7 @@ func benchCmd(args []string, stdout, stderr io.Writer, cfg Config) int {
 	if os.Getenv("FKC_STEADY_CLOCKS_MS") == "" {
 		// Time at the clocks of a busy GPU, whether a case runs first or
 		// late in this process: without it, kernels timed late in one
-		// process on the H200 ran several times slower than in a fresh
+		// process on the H200 ran up to four times slower than in a fresh
 		// one (docs/perf/bench-and-judge.md).
 		eng.SteadyClocks(benchSteadyClocks)
 	}

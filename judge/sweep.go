@@ -768,12 +768,12 @@ type timing struct {
 // touch costs more than the kernel (far more on a VM that backs guest
 // memory lazily).
 //
-// The calling goroutine is locked to its thread for the thread's CPU
-// clock — unless the call's loops split over several workers (its last
-// sample said so): a locked goroutine that waits for a worker is handed
-// back to its own thread on wake-up, a detour through the scheduler
-// (docs/perf/bench-and-judge.md), and the thread's CPU time does not measure a split call anyway (pick takes the
-// wall).
+// The calling goroutine is locked to its thread for the thread's CPU clock —
+// unless the call's loops split over several workers (its last sample said
+// so): a locked goroutine that waits for a worker is handed back to its own
+// thread on wake-up, a detour through the scheduler
+// (docs/perf/bench-and-judge.md), and the thread's CPU time does not measure
+// a split call anyway (pick takes the wall).
 type engineTimer struct {
 	eng     *engine.Engine
 	gpu     bool

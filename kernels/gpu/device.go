@@ -232,8 +232,8 @@ func (d *Device) warm(dur time.Duration) error {
 
 // SetMapTimeout bounds how long a call waits for its results before it
 // returns an error instead of hanging (d <= 0 restores the default,
-// defaultMapTimeout). Safe while other goroutines call the device (the field it replaces
-// was read unlocked by every call: a data race).
+// defaultMapTimeout). Safe while other goroutines call the device (the field
+// it replaces was read unlocked by every call: a data race).
 func (d *Device) SetMapTimeout(t time.Duration) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -254,13 +254,13 @@ const maxKernelRepeat = 4096
 // clampRepeat is a repeat count within 1 .. maxKernelRepeat.
 func clampRepeat(n int) int { return min(max(1, n), maxKernelRepeat) }
 
-// SetKernelRepeat makes every later call run its compute passes n times
-// back to back (n from 1 to maxKernelRepeat = 4096, clamped to that
-// range; default 1) and report the mean as LastKernelTime.
-// It is a timing mode: a GPU that sits idle between calls lowers its
-// clocks (see WarmClocks), so one short kernel per call is timed at idle
-// clocks; repeated passes keep the GPU busy, as a back-to-back benchmark
-// loop does. Results are unchanged (calls whose passes accumulate run them once).
+// SetKernelRepeat makes every later call run its compute passes n times back
+// to back (n from 1 to maxKernelRepeat = 4096, clamped to that range;
+// default 1) and report the mean as LastKernelTime. It is a timing mode: a
+// GPU that sits idle between calls lowers its clocks (see WarmClocks), so
+// one short kernel per call is timed at idle clocks; repeated passes keep
+// the GPU busy, as a back-to-back benchmark loop does. Results are unchanged
+// (calls whose passes accumulate run them once).
 func (d *Device) SetKernelRepeat(n int) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -282,7 +282,7 @@ func (d *Device) softwareAdapter() bool { return strings.EqualFold(d.info.Adapte
 // (`scatter_add_rows`), a long reduction's first level computes each
 // workgroup tree in one invocation (`bulk_seq`), and pad_backward copies
 // its sole slots in a pass of their own (`soles`, `listed`). Each of these
-// ran two to four times faster there than the tree kernels; lavapipe keeps
+// ran two to six times faster there than the tree kernels; lavapipe keeps
 // the GPU choices, which its tests cover. Measurements:
 // docs/perf/gpu-device.md.
 func (d *Device) threadsOverTrees() bool {

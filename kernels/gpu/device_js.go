@@ -28,13 +28,13 @@ func (p platform) pushScopes(*Device) {
 	p.js.Call("pushErrorScope", "validation")
 }
 
-// startMaps asks, right after the submit, for every output's staging
-// buffer to be mapped, before the error scopes are popped: the GPU process
-// then answers both in one round trip instead of two in a row (waiting on
-// the pops first cost a round trip per call on SwiftShader; measurements:
-// docs/perf/gpu-device.md). readBack awaits the promises. A map that fails (the job failed, its buffers are destroyed)
-// rejects into a handler that does nothing, so no unhandled rejection
-// reaches the console.
+// startMaps asks, right after the submit, for every output's staging buffer
+// to be mapped, before the error scopes are popped: the GPU process then
+// answers both in one round trip instead of two in a row (waiting on the
+// pops first cost a round trip per call on SwiftShader; measurements:
+// docs/perf/gpu-device.md). readBack awaits the promises. A map that fails
+// (the job failed, its buffers are destroyed) rejects into a handler that
+// does nothing, so no unhandled rejection reaches the console.
 func (platform) startMaps(j *job) {
 	if !jsLayoutOK {
 		return // readBack maps through the binding
@@ -96,7 +96,7 @@ func jsString(v js.Value) string {
 // browserPoolMB is the browser's buffer pool budget (Device.poolCap). A
 // new buffer's memory is touched for the first time by its upload or its
 // readback; on a software adapter in a VM whose page faults are slow, a
-// fresh readback buffer took tens of times longer to map and read than a
+// fresh readback buffer took over ten times longer to map and read than a
 // reused one (docs/perf/gpu-device.md). 512 MiB holds the
 // largest bench case's buffers (gather [4096,4096]: two inputs, an output
 // and its readback, 64 MiB each; sum_all's 256 MiB input).
