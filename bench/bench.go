@@ -112,17 +112,15 @@ type Result struct {
 }
 
 // settle bounds the untimed runs that let a process's memory reach its
-// steady size before the timed ones. A run that allocates its output
-// grows the Go heap until the collector's goal settles (about twice the
-// live inputs); until then each run also pays first touches of fresh
-// memory. Those are cheap on bare metal but were 12.5 µs per 4 KiB page
-// on the 2-core VM (0.26 µs with MADV_HUGEPAGE, which a browser's wasm
-// memory does not get): in Chromium a 25 MB output's first touch cost
-// 86–126 ms against a 3–8 ms pad, and the heap grew over the first four
-// to five runs of a call. A run can leave the memory as it found it and
-// the next grow it again (the collector ran between them), so timing
-// starts after settleQuiet runs in a row that left it as they found it,
-// after settleMax settle runs, or once the first run and the settle runs
+// steady size before the timed ones. A run that allocates its output grows
+// the Go heap until the collector's goal settles (about twice the live
+// inputs); until then each run also pays first touches of fresh memory.
+// Those are cheap on bare metal but can cost many times the kernel on a VM
+// and in a browser's wasm memory, and the heap grows over the first few runs
+// of a call (docs/perf/bench-and-judge.md). A run can leave the memory as it
+// found it and the next grow it again (the collector ran between them), so
+// timing starts after settleQuiet runs in a row that left it as they found
+// it, after settleMax settle runs, or once the first run and the settle runs
 // have taken settleBudget (a browser GPU run can take a second).
 const (
 	settleQuiet  = 3
@@ -151,7 +149,7 @@ func runtimeBytes() uint64 {
 // output outside their timings (tfjs dispose, onnxruntime release), and Go
 // can only collect. Without it the 64 MB outputs of the 4096² pad, in the
 // browser, left the Go heap fragmented enough that every run grew the wasm
-// memory (308–322 ms a run of first touches, against 5–8 ms).
+// memory and paid its first touches (docs/perf/bench-and-judge.md).
 func Measure(e *engine.Engine, b engine.Backend, name, kernel string, c *kernels.Call, reps int) Result {
 	r := Result{Case: name, Reps: reps}
 	if reps < 1 {

@@ -239,7 +239,7 @@ func TestFmt(t *testing.T) {
 	}
 }
 
-// TestContractsListingIsLinear is issue 9 row 5: a document holding many
+// TestContractsListingIsLinear: a document holding many
 // sections of one name lists each section with its own bindings only, so
 // the listing grows with the file (it grew with its square: every copy
 // listed every copy's bindings).

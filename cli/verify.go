@@ -70,9 +70,9 @@ func benchCmd(args []string, stdout, stderr io.Writer, cfg Config) int {
 	defer closeFn()
 	if os.Getenv("FKC_STEADY_CLOCKS_MS") == "" {
 		// Time at the clocks of a busy GPU, whether a case runs first or
-		// late in this process: on the H200, index_add and scatter_add
-		// late in one process measured 1.5-4.3x their fresh-process kernel
-		// times without this, within 1% with it.
+		// late in this process: without it, kernels timed late in one
+		// process on the H200 ran up to four times slower than in a fresh
+		// one (docs/perf/bench-and-judge.md).
 		eng.SteadyClocks(benchSteadyClocks)
 	}
 	res := bench.Run(eng, b, int(reps), *op)

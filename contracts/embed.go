@@ -117,8 +117,8 @@ func UnknownOpKinds(docs []*contract.Document) []contract.Diagnostic {
 }
 
 // shippedOpKinds is the set of op_kinds of the shipped contracts and its
-// sorted list, read once: loading every document takes about 20 ms
-// natively, and the page's editor lints at each change.
+// sorted list, read once: loading every document is not free, and the
+// page's editor lints at each change.
 var shippedOpKinds = sync.OnceValues(func() (map[string]bool, []string) {
 	shipped, _ := LoadAll()
 	known := map[string]bool{}

@@ -25,7 +25,7 @@ func TestScriptingAPIBadInput(t *testing.T) {
 		"not a .npy":         `fkc.run({op: "sum", backend: "cpu", flags: [], inputs: {x: btoa("hello world, not numpy")}})`,
 		"input not a string": `fkc.run({op: "sum", backend: "cpu", flags: [], inputs: {x: 42}})`,
 		"bad padding":        `fkc.run({op: "pad", backend: "cpu", flags: ["--mode", "reflect", "--padding", "x:y"], inputs: {x: "AAAA"}})`,
-		// issue 9 row 13: a flag the user gave is never ignored
+		// a flag the user gave is never ignored
 		"dtype f32":               `fkc.run({op: "sum", backend: "cpu", flags: ["--dtype=f32"], inputs: {}})`,
 		"dim leftovers":           `fkc.run({op: "sum", backend: "cpu", flags: ["--dim", "1abc"], inputs: {}})`,
 		"bench reps":              `fkc.bench({op: "sum", backend: "cpu", flags: [], inputs: {x: {shape: [4], dtype: "F32", fill: 1}}, reps: -1})`,
@@ -97,7 +97,7 @@ func TestScriptingAPIBadInput(t *testing.T) {
 	}
 }
 
-// issue 9 row 2: an output far bigger than fkc.run can hand back (its base64
+// An output far bigger than fkc.run can hand back (its base64
 // must fit one JS string) is refused before it is built, with the numbers,
 // and the page keeps working — before, the Go program died ("table index is
 // out of bounds", then every call said the program had exited).

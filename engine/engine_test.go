@@ -36,7 +36,7 @@ func u32(shape []int, vals ...uint32) *tensor.Tensor {
 	return x
 }
 
-// The registry is the table the tests walk (STYLE.md): every registrable
+// The registry is the table the tests walk: every registrable
 // CPU binding of every contract must be linked, and every linked binding ×
 // the op variants it serves must agree with the CPU oracle on random
 // valid inputs.

@@ -13,7 +13,7 @@ import (
 	"github.com/fkc-playground/fkc/tensor"
 )
 
-// Shape arithmetic at the edges (issue 9): every op with sizes, pads,
+// Shape arithmetic at the edges: every op with sizes, pads,
 // dims and index values near the int64 and uint32 limits, on the CPU and on
 // Vulkan when an adapter is present. Each call either runs — and then both
 // backends give the same bits — or is refused with a contract violation or

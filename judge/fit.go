@@ -129,7 +129,7 @@ func solveRelative(xs, ts, w []float64) (Model, bool) {
 	// A slope so small that the bandwidth passes maxGBps is noise on a
 	// time that does not grow with bytes (0, as for a negative slope): a
 	// report must not hold a bandwidth its reader refuses (a flat kernel's
-	// noise gave up to 1.5e11 GB/s in a simulation).
+	// noise can give absurd bandwidths).
 	if b > 0 && 1/(b/sv) <= maxGBps {
 		m.BytesPerNs = 1 / (b / sv)
 	}
@@ -320,8 +320,8 @@ func Analyze(points []Point, ceiling Curve) (*Fit, []Flag) {
 	// One line per regime: where a kernel's loops split over several
 	// workers above some size, the split sizes pay a wake-up of their own
 	// and move bytes at the workers' joint bandwidth — a second line, not
-	// noise about the first (on this repository's 2-core machine a pad
-	// paid ~100 µs more from 4 MB on and ran twice as fast past 32 MB).
+	// noise about the first (docs/perf/bench-and-judge.md has a pad's two
+	// regimes).
 	lines := regimes(points, order)
 	if lines == nil {
 		lines = []*regime{{idx: order}}

@@ -310,8 +310,8 @@ func readCapped(rd io.Reader) ([]byte, error) {
 }
 
 // maxGBps bounds any bandwidth a report may hold: 10 PB/s, past every
-// memory system (an H200's HBM does 4.8 TB/s; cached figures stay within a
-// small multiple of that).
+// memory system (cached figures stay within a small multiple of the
+// fastest HBM's).
 const maxGBps = 1e7
 
 // check refuses a report whose figures no sweep writes: texts past a
@@ -326,8 +326,8 @@ func (r *Report) check() error {
 		}
 	}
 	bad := func(v float64) bool { return v < 0 || math.IsNaN(v) || math.IsInf(v, 0) }
-	// A bandwidth past maxGBps is no measurement (a report edited to
-	// 1e308 GB/s was printed as a 309-digit figure).
+	// A bandwidth past maxGBps is no measurement (an edited report's huge
+	// figure would be printed digit by digit).
 	badBW := func(v float64) bool { return bad(v) || v > maxGBps }
 	if badBW(r.Ceiling.GBps) || badBW(r.Ceiling.SingleThreadGBps) {
 		return fmt.Errorf("judge report: copy ceiling %v / %v GB/s is not a bandwidth", r.Ceiling.GBps, r.Ceiling.SingleThreadGBps)
@@ -350,8 +350,8 @@ func (r *Report) check() error {
 				return fmt.Errorf("judge report: kernel %s: fit overhead %v ns, %v GB/s is not a cost", id, f.OverheadNs, f.GBps)
 			}
 			// The share of the ceiling is Fit's own (ceilingShare), to
-			// the half percent it is shown to (a report edited to 0 GB/s
-			// was shown as "0 GB/s (133% of the copy ceiling)").
+			// the half percent it is shown to (an edited report must not
+			// show a share its bandwidth does not give).
 			// The ceiling is the copy at the kernel's largest fitted size
 			// where the fit says (CeilingGBps), else the report's one figure.
 			ceil := r.Ceiling.GBps

@@ -1,5 +1,5 @@
 // Package judge measures what every kernel costs on the device in front of
-// it (issue 13, "The Judge"). For each linked binding of a backend and each
+// it ("the Judge"). For each linked binding of a backend and each
 // variant its link runs, it sweeps input sizes geometrically from tiny to
 // the largest the device and the time budget allow, times warm runs
 // (median of batched samples, so the clock's resolution never matters),
@@ -270,9 +270,9 @@ func (s *Sweep) Step() bool {
 		s.us = s.newUnit(s.units[s.cur])
 		if over := -s.remaining(); over > overrun(s.opt.Budget) {
 			// Past the budget and its grace, the kernels left are listed
-			// unmeasured: each would still run its smallest size (on the
-			// browser's WebGPU 148 kernels took 11.9 s of an 8 s budget,
-			// 28.7 s beside a Try-it run).
+			// unmeasured: each would still run its smallest size, and the
+			// sweep would overrun its budget by far
+			// (docs/perf/bench-and-judge.md).
 			s.us.stop = fmt.Sprintf("budget: the sweep's %v ran out %v before this kernel; raise the budget to measure it", s.opt.Budget, over.Round(time.Millisecond))
 			s.us.finished = true
 		}
@@ -660,7 +660,8 @@ func (us *unitState) result() Kernel {
 	// size is re-timed by the wall clock from the same samples. Mixed, the
 	// small sizes came out cheaper than the line through the large ones
 	// allows, and a thread's CPU time for a kernel that split over two
-	// counted half its run (a U8 pad at 142% of the copy ceiling).
+	// counted half its run (a kernel came out faster than the copy
+	// ceiling).
 	if len(us.clocks) > 1 { // us.taken[i] are the samples of k.Points[i]
 		us.clocks = map[string]bool{}
 		for i, ts := range us.taken {
@@ -764,17 +765,15 @@ type timing struct {
 // gcEvery, so the sample's outputs reuse warm memory, as a loop of calls
 // does in a process that collects as usual: with the collector off
 // throughout, every output would be fresh pages from the OS, whose first
-// touch costs more than the kernel (100× more on a VM that backs guest
+// touch costs more than the kernel (far more on a VM that backs guest
 // memory lazily).
 //
-// The calling goroutine is locked to its thread for the thread's CPU
-// clock — unless the call's loops split over several workers (its last
-// sample said so): a locked goroutine that waits for a worker is handed
-// back to its own thread on wake-up, a detour through the scheduler (a
-// max along dim 1 of 8 MiB took 164 µs locked, 121 µs not, twice in one
-// A/B run on this repository's 2-core VM; other sizes were mixed), and the
-// thread's CPU time does not measure a split call anyway (pick takes the
-// wall).
+// The calling goroutine is locked to its thread for the thread's CPU clock —
+// unless the call's loops split over several workers (its last sample said
+// so): a locked goroutine that waits for a worker is handed back to its own
+// thread on wake-up, a detour through the scheduler
+// (docs/perf/bench-and-judge.md), and the thread's CPU time does not measure
+// a split call anyway (pick takes the wall).
 type engineTimer struct {
 	eng     *engine.Engine
 	gpu     bool

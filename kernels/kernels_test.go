@@ -25,7 +25,7 @@ func TestPadShapeArithmetic(t *testing.T) {
 		out      []int    // the derived shape, when valid
 		want     []string // error fragments, when invalid
 	}{
-		// issue 9 row 1 and its neighbours: wrapping sums
+		// sizes whose sums wrap, and their neighbours
 		{"807:806 wraps to 0", false, Constant, []int{3}, []Pad{{maxInt, maxInt - 1}}, nil, []string{"output size", "18446744073709551616", "exceeds the largest size"}},
 		{"807:807", false, Constant, []int{3}, []Pad{{maxInt, maxInt}}, nil, []string{"18446744073709551617"}},
 		{"replicate 807:806", false, Replicate, []int{3}, []Pad{{maxInt, maxInt - 1}}, nil, []string{"18446744073709551616"}},

@@ -12,8 +12,8 @@ import (
 )
 
 // The one flag parser is strict: leftovers, doubles, unknown flags and
-// flags an op does not take are usage errors that name the flag (issue 9,
-// rows 11–13) — never a value silently taken in part.
+// flags an op does not take are usage errors that name the flag — never a
+// value silently taken in part.
 func TestParseStrict(t *testing.T) {
 	for _, tc := range []struct {
 		op   string

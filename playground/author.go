@@ -83,9 +83,9 @@ func Refused(file string, err error) *Authored {
 // loader's size cap, UTF-8, no NUL byte (an FKC document is markdown text;
 // a binary file is refused with where it stops being text).
 func TextOf(file string, b []byte) (string, error) {
-	// Over the caps (bytes or lines) before the text goes anywhere: a
-	// 300,000-line file was put into the editor (7-12 s of the browser's
-	// layout) and only then refused by the loader.
+	// Over the caps (bytes or lines) before the text goes anywhere: a huge
+	// file in the editor costs the browser seconds of layout before the
+	// loader would refuse it.
 	if err := contract.CheckSize(file, b); err != nil {
 		return "", err
 	}

@@ -319,10 +319,9 @@ var BundledReports = sync.OnceValues(func() ([]*judge.Report, error) { return re
 // BundledSummaries are the same reports without their points
 // (judge.ReadSummary): what the kernel pages show. They are read from
 // judge_summaries.json, which go generate ./web writes from the reports
-// (TestJudgeSummariesAreFresh checks it): timed inside Go in the browser,
-// the first kernel page spent 486 ms reading the reports themselves (560
-// KB of JSON; 341 ms with the points skipped while parsing) and 204 ms
-// reading this.
+// (TestJudgeSummariesAreFresh checks it): in the browser the first kernel
+// page reads them in a fraction of the reports' time
+// (docs/perf/browser-page.md).
 var BundledSummaries = sync.OnceValues(func() ([]*judge.Report, error) {
 	var rs []*judge.Report
 	if err := json.Unmarshal(judgeSummaries, &rs); err != nil {

@@ -298,9 +298,9 @@ func (s *Site) runOne(pageID, backendName string, call *kernels.Call, clock Cloc
 	// The timed runs take the call as it ran, resolved: converting I64
 	// indices is not the kernel's time.
 	call, r.Resolved = res.Call, res.Resolved
-	// A batch of warm repetitions: a browser's clock is coarse (5 µs when
-	// the page is cross-origin isolated, 100 µs otherwise), so one run of
-	// a small kernel reads 0. The mean per run is reported.
+	// A batch of warm repetitions: a browser's clock is coarse (the wasm
+	// browserClock's Resolution), so one run of a small kernel reads 0.
+	// The mean per run is reported.
 	budget, maxReps := 5*time.Millisecond, 2000
 	if b != engine.CPU {
 		budget, maxReps = 30*time.Millisecond, 50

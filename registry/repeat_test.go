@@ -64,7 +64,7 @@ func TestOfIsPerSection(t *testing.T) {
 	}
 }
 
-// TestLoadMemoryBound is issue 9 row 6: what a document's load keeps (the
+// TestLoadMemoryBound: what a document's load keeps (the
 // model, its findings, its bindings) stays within a small multiple of the
 // document's size, for the shapes where a few bytes of source would make
 // many objects: long dtype lists (each listed dtype a binding), unknown

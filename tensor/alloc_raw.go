@@ -8,7 +8,8 @@ import "unsafe"
 // (mallocgc with needzero false, as a noscan object: the GC owns it, so a
 // view that outlives its *Tensor keeps it alive like any slice). Kernel
 // outputs overwrite every byte. In the browser the clear is a memory.fill
-// of the whole buffer: 1.5 ms of a 25.6 MB pad's 5.9 under node.
+// of the whole buffer, a quarter of a large pad's time
+// (docs/perf/cpu-pad.md).
 func rawBytes(n int) []byte {
 	return unsafe.Slice((*byte)(mallocgc(uintptr(n), nil, false)), n)
 }

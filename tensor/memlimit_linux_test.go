@@ -76,7 +76,7 @@ func TestSysProbe(t *testing.T) {
 	}
 }
 
-// TestAllocUnderRlimit is issue 9 row 3 for real: under `ulimit -v` a
+// TestAllocUnderRlimit, for real: under `ulimit -v` a
 // tensor bigger than the address space left is an error (Alloc, ReadNpy)
 // or a recoverable panic (New) — never Go's fatal "out of memory". The
 // limit is set in a child process.

@@ -192,8 +192,8 @@ func remaining(r io.Reader) (int64, bool) {
 // readStream reads n data bytes from a reader that cannot say how many it
 // holds (a pipe, stdin). The header's claim is checked against what the
 // process may use before anything is read, so an impossible one fails at
-// once (it used to fail only once as many bytes had arrived: 2.5 minutes of
-// an endless pipe); then the first npyChunk bytes must arrive before the
+// once, not after as many bytes have arrived (never, from an endless
+// pipe); then the first npyChunk bytes must arrive before the
 // tensor is allocated, and the rest are read into it directly. The tensor
 // is unzeroed (Empty): pages a short stream never reaches are never
 // touched, and memory peaks at the tensor plus one piece (pieces copied

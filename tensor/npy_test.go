@@ -104,12 +104,12 @@ func TestNpyErrors(t *testing.T) {
 		{"negative shape", hdr("{'descr': '<f4', 'fortran_order': False, 'shape': (-1,), }"), "negative size"},
 		{"huge shape", hdr("{'descr': '<f4', 'fortran_order': False, 'shape': (1000000, 1000000, 1000000), }"), "more than"},
 		{"no descr", hdr("{'fortran_order': False, 'shape': (1,), }"), "no 'descr'"},
-		// issue 9 row 8: the header is a dict literal, not text to search
+		// the header is a dict literal, not text to search
 		{"decoy key", append(hdr(`{'x': "'descr': '<f8', 'shape': (1,)", 'descr': '<f4', 'fortran_order': False, 'shape': (4,), }`), make([]byte, 16)...), "unknown key \"x\""},
 		{"duplicate key", append(hdr("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), 'fortran_order': False, }"), make([]byte, 16)...), "duplicate key \"fortran_order\""},
 		{"empty shape entries", append(hdr("{'descr': '<f4', 'fortran_order': False, 'shape': (3,,,4,), }"), make([]byte, 48)...), "want a shape entry"},
 		{"not a dict", append(hdr("['descr', '<f4', 'fortran_order', False, 'shape', (4,)]"), make([]byte, 16)...), "not a Python dict literal"},
-		// issue 9 row 9
+		// bytes after the data
 		{"trailing floats", append(append(hdr("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 4), }"), make([]byte, 32)...), make([]byte, 16)...), "16 trailing bytes"},
 	}
 	for _, c := range cases {

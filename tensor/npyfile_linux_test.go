@@ -11,7 +11,7 @@ import (
 	"testing"
 )
 
-// TestWriteNpyFileSizeLimit is issue 9 row 7: under a file-size limit
+// TestWriteNpyFileSizeLimit: under a file-size limit
 // (`ulimit -f 10`) the write fails, and the existing file — here one of
 // the run's own inputs — is left byte for byte as it was, with no
 // temporary file beside it. The limit is set in a child process, so this

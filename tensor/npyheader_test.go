@@ -38,7 +38,7 @@ func TestNpyHeaderGrammar(t *testing.T) {
 		}
 	}
 	bad := []struct{ hdr, want string }{
-		// issue 9 row 8
+		// the header is a dict literal, not text to search
 		{`{'x': "'descr': '<f8', 'shape': (1,)", 'descr': '<f4', 'fortran_order': False, 'shape': (4,), }`, "unknown key \"x\""},
 		{"{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), 'fortran_order': False, }", "duplicate key \"fortran_order\""},
 		{"{'descr': '<f4', 'fortran_order': False, 'shape': (3,,,4,), }", "want a shape entry"},
@@ -103,7 +103,7 @@ func TestNpyHeaderGrammar(t *testing.T) {
 func TestNpyTrailingBytesOneAnswer(t *testing.T) {
 	x := New(F32, []int{2, 4})
 	good := mustNpy(x)
-	for _, extra := range []int{1, 16, 48} { // issue 9 row 9: (2,4) followed by 12 floats
+	for _, extra := range []int{1, 16, 48} { // (2,4) followed by 12 floats
 		b := append(append([]byte{}, good...), make([]byte, extra)...)
 		path := filepath.Join(t.TempDir(), "x.npy")
 		if err := os.WriteFile(path, b, 0o644); err != nil {

@@ -8,8 +8,8 @@ import (
 )
 
 // A fill value is exact where it can be and an error where it cannot: never
-// wrapped, never rounded through float64 on its way to an integer (issue 9,
-// row 10; PyTorch: "value cannot be converted … without overflow").
+// wrapped, never rounded through float64 on its way to an integer (as
+// PyTorch: "value cannot be converted … without overflow").
 func TestScalarEncode(t *testing.T) {
 	bad := []struct {
 		v  string

@@ -126,8 +126,8 @@ func New(dt DType, shape []int) *Tensor {
 // entirely, such as every kernel output, so a large one costs no zeroing
 // pass. It panics on an invalid shape, as New does, but does not check the
 // size against the process's memory limits: that check reads /proc and the
-// cgroup files (about 0.45 ms here, a third of a fast kernel's run), and
-// the engine makes it for a call's output before any kernel runs.
+// cgroup files (a third of a fast kernel's run; docs/perf/cpu-pad.md),
+// and the engine makes it for a call's output before any kernel runs.
 func Empty(dt DType, shape []int) *Tensor {
 	if err := CheckShape(shape); err != nil {
 		panic(err)

@@ -246,7 +246,7 @@ func Run(e *engine.Engine, backend engine.Backend, seed int64, cases int, w io.W
 
 // RunProgress is Run, calling progress (when not nil) after each binding
 // and variant with how many of them are done, of how many, and the line
-// it wrote: fkc.verify ran 17 s on WebGPU without a word.
+// it wrote: a run on WebGPU takes long enough to need a sign of progress.
 func RunProgress(e *engine.Engine, backend engine.Backend, seed int64, cases int, w io.Writer, progress func(done, total int, line string)) Report {
 	total := 0
 	for _, b := range e.BindingsOn(backend) {

@@ -123,10 +123,11 @@ func main() {
 // render the first catalog kernel's page (goldmark, templates), run its
 // Try-it case on the CPU and draw the results, all thrown away. Most of a
 // cold click is first calls: V8 compiles a wasm function when it is first
-// called (149 of a click's 299 ms of Go were that, in a trace), and the
-// fits, the page and the first run were ~0.5 s cold here against ~0.05 s
-// warm. It starts 50 ms after the catalog is taken over, without waiting
-// for WebGPU (whose start is mostly the browser's: Go idles meanwhile).
+// called (half of a click's Go time, in a trace), and the fits, the page and
+// the first run were ten times slower cold than warm
+// (docs/perf/browser-page.md). It starts shortly after the catalog is taken
+// over, without waiting for WebGPU (whose start is mostly the browser's: Go
+// idles meanwhile).
 func warmUp() {
 	defer func() { recover() }()      // best effort: a failure here shows on the real click
 	time.Sleep(50 * time.Millisecond) // let the page paint and answer first

@@ -700,7 +700,7 @@ func (browserClock) Resolution() time.Duration {
 	if best == 1<<62 {
 		// The clock did not move in a million reads (a paused or virtual
 		// clock: headless Chromium's --virtual-time-budget): the coarse
-		// browser figure, not 2^62 ns ("< 4611686018427.4 ms" was shown).
+		// browser figure, not the loop's 1<<62 sentinel.
 		return 100 * time.Microsecond
 	}
 	return best

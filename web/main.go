@@ -111,9 +111,9 @@ func hostNameOK(n string) bool {
 }
 
 // newServer bounds how long a client may hold a connection: a request's
-// headers must arrive within 10 s, an idle keep-alive connection is closed
-// after 60 s (without IdleTimeout it would wait on ReadTimeout, here none,
-// so forever), and a response must be written within 10 minutes — long
+// headers must arrive within ReadHeaderTimeout, an idle keep-alive
+// connection is closed after IdleTimeout (without it it would wait on
+// ReadTimeout), and a response must be written within WriteTimeout — long
 // enough for app.wasm on a slow link, and a client that never reads no
 // longer holds a connection and an open file forever. "OPTIONS *" goes to
 // the handler too (the Host check), not to net/http's built-in answer.

@@ -20,11 +20,9 @@ var (
 	threads = fromEnv(os.Getenv("FKC_THREADS"), runtime.NumCPU())
 	// minBytes is how much memory traffic one worker must have before a
 	// split pays for a goroutine start and wake-up. BenchmarkSplitThreshold
-	// (par_test.go) on this repository's 2-core machine: splitting a copy
-	// wins from 64 MiB on (42 → 59 GB/s) and is a wash or a loss between
-	// 256 KiB and 16 MiB, where the data sits in the large L3 and the other
-	// core is often busy. Kernel outputs are fresh memory, not cache-warm,
-	// so the split is taken from 1 MiB per worker.
+	// (par_test.go) finds a copy's split a loss while the data sits in the
+	// L3; kernel outputs are fresh memory, not cache-warm, so the split is
+	// taken from 1 MiB per worker. Measurements: docs/perf/cpu-pad.md.
 	minBytes = 1 << 20
 )
 

@@ -1,6 +1,6 @@
 package cpu
 
-// Benchmarks for the cases of issue 10 (the shapes NumPy and PyTorch are
+// Benchmarks for the bench cases (the shapes NumPy and PyTorch are
 // timed on by scripts/cpu_peers.py), one line each per implementation:
 //
 //	fast   the kernel a caller gets (output allocated per call)

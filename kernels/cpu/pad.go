@@ -158,13 +158,9 @@ func padRows[E any](g *padGeom, out, in []E, fill E, lo, hi int) {
 // padInteriorsFirst: in WASM a plane's row interiors are copied first, in
 // padInteriors, and the row loop then writes only the edges. There a Go
 // call spills every live value to the stack, so the copy loop must keep
-// few: under node, padRows of f32[8,3,512,512] pad 2 took 3.77-3.84 ms
-// with the copy in the row loop and 2.48-2.54 apart (the copies alone:
-// 2.24); the whole constant pad, output allocation included, 3.85-3.90
-// against 3.50-3.82. Natively the edges then meet their rows' cache lines
-// a second time: the 25 MB constant pad took 1.33-1.36 ms apart against
-// 0.99-1.19 in the row loop (interleaved builds), so there the row loop
-// copies. A variable so that the tests take both paths.
+// few. Natively the edges would then meet their rows' cache lines a second
+// time, so there the row loop copies. A variable so that the tests take
+// both paths. Measurements: docs/perf/cpu-pad.md.
 var padInteriorsFirst = runtime.GOARCH == "wasm"
 
 // padInteriors copies input row m[i] (at m[i]*stride in in) to out[i*w:],

@@ -210,10 +210,8 @@ func foldAll[T float](k foldKind, x []T, rnd func(T) T) T {
 		// Sixty-four adds an iteration, in order (each line adds left to
 		// right: ((acc + v[0]) + v[1]) + …): the chain is bound by the add's
 		// latency, but in Go's WASM an iteration also goes through the
-		// function's block dispatch. sum_all of 64 Mi f32, the same test
-		// binary: one add an iteration 38.8-76.8 ms under node; eight 39-41
-		// under node and 65-68 in headless Chromium 156; sixty-four 41 under
-		// node and 46 in Chromium (thirty-two 48).
+		// function's block dispatch, which sixty-four adds amortise in
+		// Chromium. Measurements: docs/perf/cpu-reductions.md.
 		i := 0
 		for ; i+64 <= len(x); i += 64 {
 			v := x[i : i+64 : i+64]
@@ -642,11 +640,10 @@ func argRow[T float](x []T, max bool) int {
 	// The extremum (extremeRow: the vectors where there are some), then
 	// the first element equal to it (a zero equals either zero, and the
 	// first zero is the oracle's). mv is an element of x or the seed, so
-	// this returns. Faster than one scan carrying an index: 18 ms against
-	// 44 for argmax of [4096, 4096] in Go's WASM under node; natively the
-	// second pass reads the row from the cache, and it beat an AVX2 pass
-	// carrying each of 32 lanes' block index (removed): 1.12-1.30 ms
-	// against 1.26-1.39, three interleaved pairs.
+	// this returns. Faster than one scan carrying an index in Go's WASM;
+	// natively the second pass reads the row from the cache, and it beat
+	// an AVX2 pass carrying each of 32 lanes' block index (removed).
+	// Measurements: docs/perf/cpu-reductions.md.
 	mv := extremeRow(x, max)
 	if mv == seed {
 		return 0 // nothing beats the seed: x[0] is kept

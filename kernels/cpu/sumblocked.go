@@ -149,11 +149,10 @@ func blockSum[T float](blk []T, rnd func(T) T) T {
 // time, in locals, over the whole block (each lane still adds its elements
 // in order from +0; the 16 KiB block stays in the L1 cache between the
 // four passes), four of each lane's elements an iteration. In Go's WASM,
-// which has no vectors, sumLanesGo's read-add-store of acc[l] through
-// memory ran sum_all_blocked of 64 Mi f32 in 107.6-112.5 ms under node;
-// eight lanes in locals, one element each an iteration, 40.1-41.0 (every
-// iteration goes through the function's block dispatch there); four an
-// iteration 31.3-33.1 (eight 30.7-31.0; sixteen locals were slower).
+// which has no vectors, that beats sumLanesGo's read-add-store of acc[l]
+// through memory several times over (every iteration goes through the
+// function's block dispatch there). Measurements:
+// docs/perf/cpu-reductions.md.
 func blockSumsGo(x []float32, sums []float32) {
 	var s [lanes]float32
 	for b := range sums {

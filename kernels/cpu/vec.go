@@ -91,9 +91,8 @@ func extremeLanesGo[T float](x []T, acc *[lanes]T, max bool) {
 // zero), so the lanes need not be extremeLanesGo's 32: four accumulators in
 // locals, one loop per direction (WASM and machines without AVX2 run this).
 // Sixteen elements an iteration: in Go's WASM every loop iteration goes
-// through the function's block dispatch, and max_dim 1 of f32[4096,4096]
-// under node took 10.0-10.2 ms at four an iteration, 8.0-8.1 at sixteen
-// (7.8 at 32; eight accumulators were slower, 13.5).
+// through the function's block dispatch; eight accumulators were slower.
+// Measurements: docs/perf/cpu-reductions.md.
 func extremeGo[T float](x []T, max bool) T {
 	id := T(math.Inf(1))
 	if max {
@@ -243,11 +242,9 @@ func firstEqualBitsGo(x []uint32, bits uint32) int {
 // sumRows8F32Go: acc[r] += x[r*stride+j] for j = 0..cols-1 in order, for
 // the 8 rows r = 0..7; cols % 8 == 0. The rows advance together, eight
 // independent add chains in locals (one row at a time is one chain, bound
-// by the add's latency: 59 ms against 11 for sum_dim of [4096, 4096] in
-// Go's WASM under node, side by side), eight columns an iteration (every
-// iteration goes through the function's block dispatch in Go's WASM: one
-// column an iteration took 8.7 ms, two 6.5-7.1, four 5.3-5.9, eight
-// 4.2-4.9; the same eight through an inlined helper 5.1-6.7).
+// by the add's latency), eight columns an iteration (every iteration goes
+// through the function's block dispatch in Go's WASM). Measurements:
+// docs/perf/cpu-reductions.md.
 func sumRows8F32Go(x []float32, stride, cols int, acc *[8]float32) {
 	r0 := x[0*stride : 0*stride+cols]
 	r1 := x[1*stride : 1*stride+cols][:len(r0)]

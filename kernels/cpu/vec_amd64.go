@@ -118,10 +118,8 @@ func moveAVX2(dst, src []byte)
 
 // moveBytes is copy(dst, src) for equal lengths, the bulk in 32-byte AVX2
 // loads and stores. The runtime's copy() moves 256 to 2048 bytes in
-// 16-byte SSE steps: a pad of f32[8,3,512,512] by 2 (rows of 2 KiB) into a
-// reused output took 0.92-0.96 ms with copy() and 0.77-0.79 with this
-// (the 2-goroutine copy limit 0.63-0.76 ms in the same runs). Aligning
-// the stores to 32 bytes made it slower (0.83-0.88).
+// 16-byte SSE steps, slower on a pad's 2 KiB rows. Aligning the stores to
+// 32 bytes made it slower. Measurements: docs/perf/cpu-pad.md.
 func moveBytes(dst, src []byte) {
 	src = src[:len(dst)]
 	if !useAVX2 || len(dst) < 256 {

@@ -29,10 +29,9 @@ func gatherU32(dst, row []uint32, idx []uint32) bool { return gatherRow(dst, row
 func extremeF32(x []float32, max bool) float32 { return extremeGo(x, max) }
 
 // moveBytes is copy(dst, src). Tried and dropped for WASM: 2 KiB rows as
-// eight-word loop iterations instead of V8's memory.copy. Under node the
-// 25 MB pad's row interiors took 1.32-1.45 ms against 1.86-2.06, but in
-// Chromium, which pays more per loop iteration, the reflect pad took 5.91
-// ms against 3.14 (tfjs-wasm 3.64 and 3.06 in those runs).
+// eight-word loop iterations instead of V8's memory.copy: faster under
+// node, slower in Chromium, which pays more per loop iteration.
+// Measurements: docs/perf/cpu-pad.md.
 func moveBytes(dst, src []byte) { copy(dst, src) }
 
 func firstEqualBits(x []float32, bits uint32) int { return firstEqualBitsGo(as[uint32](x), bits) }

@@ -23,8 +23,8 @@ import (
 //
 // A compute copy, not CopyBufferToBuffer: the kernels it is the ceiling
 // for are compute dispatches, and a driver may run buffer copies on a
-// narrower engine (the H200's Vulkan driver copied 256 MiB at 843 GB/s
-// with CopyBufferToBuffer, while its pad kernels moved 3.5 TB/s).
+// narrower engine (the H200's Vulkan driver copies buffers at a quarter of
+// its pad kernels' rate; docs/perf/gpu-device.md).
 func (d *Device) CopyTime(bytes uint64, copies ...int) ([]time.Duration, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()

@@ -133,8 +133,7 @@ type core struct {
 	closed bool
 	// closing is set by Close before it takes mu, so that a warm-up
 	// holding mu (WarmClocks, steady clocks) stops at its next round
-	// instead of running out its duration (Close waited 4.8 s for a 5 s
-	// WarmClocks).
+	// instead of running out its duration.
 	closing atomic.Bool
 	// poisonBodies (tests) starts every overwritten output as poison.
 	poisonBodies bool
@@ -146,8 +145,8 @@ type core struct {
 	stallForTest bool
 
 	// mapTimeout bounds the wait for a dispatch's results (native); past
-	// it the call returns an error instead of hanging. Default 2 minutes;
-	// SetMapTimeout changes it.
+	// it the call returns an error instead of hanging. Default
+	// defaultMapTimeout; SetMapTimeout changes it.
 	mapTimeout time.Duration
 
 	// The buffer pool: buffers of finished calls kept for reuse
@@ -191,10 +190,11 @@ func (d *Device) SetSteadyClocks(dur time.Duration) {
 
 // WarmClocks keeps the GPU fully busy for about dur (a chain of
 // multiply-adds on every SM, launch after launch), so that a measurement
-// taken right after runs at the clocks a busy GPU gets. The H200's driver
-// lowers the SM clock from 1980 to 345 MHz a few seconds after a device
-// opens unless it sees load; a long process whose calls are short and far
-// apart sees the lower clock. It changes no state the kernels use.
+// taken right after runs at the clocks a busy GPU gets. A datacenter GPU's
+// driver lowers the SM clock to a fraction of its peak a few seconds after
+// a device opens unless it sees load; a long process whose calls are short
+// and far apart sees the lower clock. It changes no state the kernels use.
+// Measurements: docs/perf/gpu-device.md.
 func (d *Device) WarmClocks(dur time.Duration) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -207,9 +207,9 @@ func (d *Device) warm(dur time.Duration) error {
 	if err != nil {
 		return err
 	}
-	// 8 launches of 2M threads × 1024 multiply-adds: about 0.5 ms of a
-	// whole H200 at 1980 MHz per round trip; a software adapter gets a
-	// token load.
+	// 8 launches of 2M threads × 1024 multiply-adds: well under a
+	// millisecond of a whole large GPU per round trip, so the warm-up ends
+	// close to dur; a software adapter gets a token load.
 	groups := uint64(8192)
 	if d.softwareAdapter() {
 		groups = 4
@@ -231,9 +231,9 @@ func (d *Device) warm(dur time.Duration) error {
 }
 
 // SetMapTimeout bounds how long a call waits for its results before it
-// returns an error instead of hanging (default 2 minutes; d <= 0 restores
-// it). Safe while other goroutines call the device (the field it replaces
-// was read unlocked by every call: a data race).
+// returns an error instead of hanging (d <= 0 restores the default,
+// defaultMapTimeout). Safe while other goroutines call the device (the field
+// it replaces was read unlocked by every call: a data race).
 func (d *Device) SetMapTimeout(t time.Duration) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -247,21 +247,20 @@ const defaultMapTimeout = 2 * time.Minute
 
 // maxKernelRepeat bounds SetKernelRepeat: each repeat is a compute pass
 // of its own, held in the driver until the call ends (about 12 KiB each on
-// lavapipe: a million repeats of a 4x4 pad took 2m46s and 12.7 GB, with
-// the device locked throughout). The Judge's batches stay far below it.
+// lavapipe), with the device locked throughout. The Judge's batches stay
+// far below it. Measurements: docs/perf/gpu-device.md.
 const maxKernelRepeat = 4096
 
 // clampRepeat is a repeat count within 1 .. maxKernelRepeat.
 func clampRepeat(n int) int { return min(max(1, n), maxKernelRepeat) }
 
-// SetKernelRepeat makes every later call run its compute passes n times
-// back to back (n from 1 to maxKernelRepeat = 4096, clamped to that
-// range; default 1) and report the mean as LastKernelTime.
-// It is a timing mode: a GPU that sits idle between calls lowers its
-// clocks (the H200 drops from 1980 to 345 MHz a few seconds after a device
-// opens), so one short kernel per call is timed at idle clocks; repeated
-// passes keep the GPU busy, as a back-to-back benchmark loop does. Results
-// are unchanged (calls whose passes accumulate run them once).
+// SetKernelRepeat makes every later call run its compute passes n times back
+// to back (n from 1 to maxKernelRepeat = 4096, clamped to that range;
+// default 1) and report the mean as LastKernelTime. It is a timing mode: a
+// GPU that sits idle between calls lowers its clocks (see WarmClocks), so
+// one short kernel per call is timed at idle clocks; repeated passes keep
+// the GPU busy, as a back-to-back benchmark loop does. Results are unchanged
+// (calls whose passes accumulate run them once).
 func (d *Device) SetKernelRepeat(n int) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -282,14 +281,10 @@ func (d *Device) softwareAdapter() bool { return strings.EqualFold(d.info.Adapte
 // row (`scatter_add_seq`) rather than by bidding rounds
 // (`scatter_add_rows`), a long reduction's first level computes each
 // workgroup tree in one invocation (`bulk_seq`), and pad_backward copies
-// its sole slots in a pass of their own (`soles`, `listed`). In headless Chromium,
-// with upload and readback, along dim 1 of [4096, 4096]: sum / max /
-// argmax 1808 / 2725 / 1950 ms -> 678 / 891 / 943; gather 10956 -> 2974
-// (-> 490-660 at 32 elements a thread, pooled buffers); scatter_add 27683
-// -> 6757; sum_all of f32[64Mi] 1315-1734 -> 460 (pooled buffers);
-// pad_backward reflect of [8,3,516,516] 1762-1864 -> 298-332; max_all /
-// argmax of f32[64Mi] 1526 / 1552 -> 750 / 765 (bulk_seq).
-// lavapipe keeps the GPU choices, which its tests cover.
+// its sole slots in a pass of their own (`soles`, `listed`). Each of these
+// ran two to six times faster there than the tree kernels; lavapipe keeps
+// the GPU choices, which its tests cover. Measurements:
+// docs/perf/gpu-device.md.
 func (d *Device) threadsOverTrees() bool {
 	return d.forceThreads || strings.EqualFold(d.info.Architecture, "swiftshader")
 }
@@ -297,11 +292,9 @@ func (d *Device) threadsOverTrees() bool {
 // threadEPT is the elements (words, for halves) each thread of a
 // one-element-a-thread kernel takes on a threadsOverTrees adapter (EPT in
 // index.wgsl's movers), to spread each invocation's fixed cost; a tuning
-// variable. gather along dim 1 of [4096,4096] in headless Chromium
-// (SwiftShader), with upload and readback, one build per value, min-max
-// of 3 runs (ms): 1: 2130-2540, 8: 567-595, 16: 610-671, 32: 490-518 and
-// 611-659, 64: 488-499. Not for pad_backward_gather.wgsl: 32 slots a
-// thread left its reflect bench case at 2152-2337 ms against 1762-1864.
+// variable, chosen on SwiftShader's gather. Not for
+// pad_backward_gather.wgsl, which ran slower with many slots a thread.
+// Measurements: docs/perf/gpu-device.md.
 var threadEPT = 32
 
 // perThread is EPT for this adapter: 1 on a GPU (neighbouring threads,

@@ -28,14 +28,13 @@ func (p platform) pushScopes(*Device) {
 	p.js.Call("pushErrorScope", "validation")
 }
 
-// startMaps asks, right after the submit, for every output's staging
-// buffer to be mapped, before the error scopes are popped: the GPU process
-// then answers both in one round trip instead of two in a row (the scopes'
-// pop cost ~80 ms per call on SwiftShader: peers.transferFloor, 25 MB each
-// way, 376-408 ms with scopes against 304-319 without). readBack awaits the
-// promises. A map that fails (the job failed, its buffers are destroyed)
-// rejects into a handler that does nothing, so no unhandled rejection
-// reaches the console.
+// startMaps asks, right after the submit, for every output's staging buffer
+// to be mapped, before the error scopes are popped: the GPU process then
+// answers both in one round trip instead of two in a row (waiting on the
+// pops first cost a round trip per call on SwiftShader; measurements:
+// docs/perf/gpu-device.md). readBack awaits the promises. A map that fails
+// (the job failed, its buffers are destroyed) rejects into a handler that
+// does nothing, so no unhandled rejection reaches the console.
 func (platform) startMaps(j *job) {
 	if !jsLayoutOK {
 		return // readBack maps through the binding
@@ -97,8 +96,8 @@ func jsString(v js.Value) string {
 // browserPoolMB is the browser's buffer pool budget (Device.poolCap). A
 // new buffer's memory is touched for the first time by its upload or its
 // readback; on a software adapter in a VM whose page faults are slow, a
-// fresh 25 MB readback buffer took 98–291 ms to map and read against 5–7
-// ms for a reused one (headless Chromium, SwiftShader). 512 MiB holds the
+// fresh readback buffer took over ten times longer to map and read than a
+// reused one (docs/perf/gpu-device.md). 512 MiB holds the
 // largest bench case's buffers (gather [4096,4096]: two inputs, an output
 // and its readback, 64 MiB each; sum_all's 256 MiB input).
 const browserPoolMB = 512
@@ -272,10 +271,10 @@ func (m jsMapped) copyInto(dst []byte, off int) {
 // (jsLayoutOK), the buffer is mapped at creation and the bytes copied in
 // (CreateBufferInit, js.CopyBytesToJS).
 //
-// Mapped at creation, a 67 MB input took ~370 ms to reach SwiftShader's
-// device in headless Chromium, against ~190 ms written by writeBuffer
-// (browser_peers transferFloor, the same run); the plain buffer also
-// spares an output uploading its full size to set its guard words.
+// Mapped at creation, an input took about twice as long to reach
+// SwiftShader's device as written by writeBuffer (docs/perf/gpu-device.md);
+// the plain buffer also spares an output uploading its full size to set
+// its guard words.
 //
 // The binding's own Queue.WriteBuffer is avoided: it hands WebGPU a view of
 // the wasm memory (jsx.BytesToJS) made before the call, which a heap growth

@@ -81,10 +81,9 @@ func (p *platform) kernelTime(o *outBuf) time.Duration {
 
 // stampTicks keeps calibrateStamps' result per adapter (name, driver,
 // backend) for the process: the tick is the adapter's, not the device's.
-// Calibrating each device leaked about 3.5 MiB of native memory per
-// OpenNative/Close cycle on lavapipe (its two lone timestamp submissions;
-// devices that only ran calls levelled off), and cost two map round trips
-// and a 20 ms sleep per open.
+// Calibrating each device leaked native memory per OpenNative/Close cycle
+// on lavapipe (its two lone timestamp submissions), and cost two map round
+// trips and a sleep per open. Measurements: docs/perf/gpu-device.md.
 var stampTicks sync.Map // string -> float64 (ns per tick; failures are not kept)
 
 // calibrateStampsOnce is calibrateStamps on the first device of an
@@ -103,11 +102,11 @@ func (d *Device) calibrateStampsOnce() {
 
 // calibrateStamps measures the timestamp tick (wgpu-native v0.19 does not
 // expose Vulkan's timestampPeriod): two timestamps written by two
-// submissions 20 ms apart. Each GPU stamp lies between its submit and its
-// map completing on the host, which brackets the period; when 1 ns/tick is
-// inside the bracket (NVIDIA, lavapipe) it is taken exactly, else the
-// bracket's middle. An implausible result turns kernel timing off rather
-// than report wrong figures.
+// submissions a short sleep apart. Each GPU stamp lies between its submit
+// and its map completing on the host, which brackets the period; when one
+// nanosecond a tick is inside the bracket (NVIDIA, lavapipe) it is taken
+// exactly, else the bracket's middle. An implausible result turns kernel
+// timing off rather than report wrong figures.
 func (d *Device) calibrateStamps() {
 	p := &d.plat
 	type sample struct {
@@ -555,10 +554,9 @@ func (j *job) fill(what string, size uint64, usage wgpu.BufferUsage, zero bool, 
 // filled: the GPU's copy of a piece (over PCIe on a discrete card) overlaps
 // the host's filling of the next. No staging buffer is reused within a
 // call, so the host never waits for the GPU. A submit costs about half a
-// millisecond on the H200, so pieces are large: measured there, 256 MB in
-// 4 pieces took 11.0 ms of wall against 13.5 in one, a 64 MB region 3.2
-// against 3.9 in 2 pieces, while two 64 MB inputs in 2 pieces each lost
-// (15.7 against 12.7). Variables, for tests and the diag harness.
+// millisecond on a large discrete GPU, so pieces are large; several
+// inputs streamed at once lost. Variables, for tests and the diag harness.
+// Measurements: docs/perf/gpu-device.md.
 var (
 	streamMin    = 48 << 20
 	streamPiece  = 48 << 20
@@ -586,15 +584,11 @@ func (j *job) pieces(n int) int {
 
 // soleStream: a reduction's x, its call's only large input, streams in
 // two pieces from soleMin bytes, where other calls' inputs go whole below
-// 72 MB (a tuning variable; false measures the whole upload). H200, sum /
-// max / argmax along dim 1 of f32[4096,4096] (64 MB), three interleaved
-// rounds in one call, whole -> two pieces: wall 3.71-4.08 / 3.43-4.08 /
-// 3.44-3.79 -> 2.95-3.61 / 2.75-3.08 / 2.78-3.07 ms, device end to end
-// 2.28-2.33 -> 2.04-2.46, and kernel-only 34.0-34.3 / 36.6-36.9 /
-// 37.2-37.6 -> 29.4-30.7 / 32.3-33.2 / 33.3-33.7 us (the second piece's
-// bytes are still in the L2 cache when the kernel reads them). The 25 MB
-// inputs of the pads and pad_backward lost wall time in two pieces (pad
-// constant 4.77-6.04 -> 5.73-6.45 ms), so they go whole.
+// 72 MB (a tuning variable; false measures the whole upload). Two pieces
+// shorten a reduction's wall and kernel time (the second piece's bytes are
+// still in the L2 cache when the kernel reads them); the 25 MB inputs of
+// the pads and pad_backward lost wall time in two pieces, so they go
+// whole. Measurements: docs/perf/gpu-device.md.
 var (
 	soleStream = true
 	soleMin    = 32 << 20
@@ -608,9 +602,7 @@ func (j *job) stream(b *buffer, r region) error {
 	n := len(r.data)
 	piece := (n/j.pieces(n) + 15) &^ 15
 	// Every piece's staging buffer is mapped in one round trip, before the
-	// first submit (on the H200, sum_all's 4 pieces: wall 10.4 ms against
-	// 11.8 mapping each in turn, one call each; 2 pieces of 64 MB: no
-	// change, 3.7 ms).
+	// first submit, rather than each in turn (docs/perf/gpu-device.md).
 	var stages []*buffer
 	var sizes []uint64
 	for off := 0; off < n; off += piece {

@@ -172,18 +172,14 @@ func (c *indexCall) finish(j *job, flag *outBuf, out *tensor.Tensor) (*tensor.Te
 }
 
 // selectUnits is index_rows.wgsl's UPT: the 16-byte units each thread
-// copies (a tuning variable). index_select of f32[100000,256] by 50000
-// rows on the H200, kernel-only, interleaved rounds in two calls, its
-// divisions folded: 1 unit 35.2-35.6 us, 2 33.3-33.9, 4 32.9-33.9, 8
-// 32.2-32.9, 16 36.0-36.5.
+// copies (a tuning variable; 8 was the fastest on the H200).
+// Measurements: docs/perf/index-add.md.
 var selectUnits = 8
 
 // selectConsts: index_rows.wgsl gets R's shift when R (units per slice) is
 // a power of two, and knows when there is one outer slice, so its per-unit
 // divisions fold away (false: always divide, for side-by-side measurement).
-// index_select of f32[100000,256] by 50000 rows, kernel-only, three
-// interleaved rounds: H200 34.2-34.5 us dividing, 33.7-33.9 folded;
-// lavapipe 1.52 ms against 1.14.
+// Measurements: docs/perf/index-add.md.
 var selectConsts = true
 
 // selectRows runs index_select through index_rows.wgsl: whole 16-byte

@@ -21,14 +21,8 @@ const addRounds = 8
 // addSQ is scatter_add_rows' contributions per thread per chunk (SQ), and
 // addPF the chunks ahead whose indices and values a thread loads during a
 // chunk's bidding rounds (PF: 0, 1 or 2); tuning variables, the result is
-// the same. H200, kernel-only, scatter_add along dim 1 of [4096, 4096],
-// two interleaved rounds in one call (torch 0.281 ms in that call):
-//
-//	SQ \ PF    0            1            2
-//	1          0.569        0.371        0.360
-//	2          0.402-0.403  0.292        0.296
-//	4          0.374-0.375  0.329-0.330  0.663-0.664
-//	8          0.487-0.488  0.494        (an earlier call)
+// the same. SQ 2, PF 1 was the fastest on the H200. Measurements:
+// docs/perf/index-add.md.
 var (
 	addSQ = 2
 	addPF = 1

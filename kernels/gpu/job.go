@@ -171,7 +171,7 @@ type sized struct {
 
 // fits checks every buffer of a call against the adapter's limits before
 // any host table, host tensor or device buffer is built, so an oversized
-// call fails in microseconds instead of allocating first (issue 9, row 4).
+// call fails at once instead of allocating first.
 func (d *Device) fits(op string, bufs ...sized) error {
 	for _, b := range bufs {
 		if err := d.limitErr(op, b.what, b.bytes); err != nil {
@@ -428,13 +428,11 @@ func (j *job) encodePasses() int {
 	}
 	j.d.plat.stampBegin(j)
 	// One compute pass for all of the call's dispatches (WebGPU makes
-	// each dispatch of a pass see the writes of those before it): on the
-	// H200 a pass per dispatch cost 3-7 us more per extra dispatch in the
-	// kernel-time window (sum_all 98.9 -> 94.8 us, index_add dim 1 175.5
-	// -> 170.5, two 2^20-element sums in three levels 27.6 -> 20.4). A
-	// timing repeat gets a pass of its own, as a call of its own would:
-	// repeats in one pass measured the Judge's per-call overhead at
-	// 3.9 us (median over the H200's kernels) against 9.7.
+	// each dispatch of a pass see the writes of those before it): a pass
+	// per dispatch cost more per extra dispatch. A timing repeat gets a
+	// pass of its own, as a call of its own would: repeats in one pass
+	// under-measured the Judge's per-call overhead. Measurements:
+	// docs/perf/gpu-device.md.
 	for range reps {
 		cp := j.enc.BeginComputePass(nil)
 		for _, ps := range j.passes {
@@ -645,11 +643,8 @@ func (j *job) take(o *outBuf, m mapped) error {
 // pcopy copies src into dst (equal lengths) with several goroutines when
 // it is large: a readback or upload of tens of megabytes is host-memory
 // bound, and first-touch page faults of a new result run in parallel.
-// The piece size was measured on the H200 (16 cores; the 14 bench cases,
-// a fresh process each, two interleaved rounds): pieces of 4 MiB, 2, 1
-// and 512 KiB (6 to 16 goroutines on a 25 MB pad) gave the same wall
-// time within the run's noise (pad constant 3.5-6.6 ms, wall over device
-// 1.35-1.55 at every size).
+// Pieces from 512 KiB to 4 MiB gave the same wall time within noise on a
+// 16-core host (docs/perf/gpu-device.md).
 func pcopy(dst, src []byte) {
 	const piece = 4 << 20
 	n := len(src)

@@ -57,7 +57,7 @@ func checkRank(op string, rank int) error {
 }
 
 // checkDims refuses a size or pad that does not fit the u32 words the
-// kernels take, so nothing passed to a shader can wrap (issue 9, row 1).
+// kernels take, so nothing passed to a shader can wrap.
 func checkDims(op, what string, vs ...int) error {
 	for _, v := range vs {
 		if v < 0 || uint64(v) > 1<<32-1 {
@@ -165,7 +165,7 @@ func (d *Device) Pad(x *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad, fi
 		last := outShape[x.Rank()-1]
 		tableWords = uint64(nOut/last) + uint64(last)
 	}
-	// Size every buffer before building anything (issue 9, row 4).
+	// Size every buffer before building anything (fits).
 	if err := d.fits(op, sized{"pad_tables", 4 * tableWords}, sized{"input", inBytes(len(x.Data))}, outSized("out", nOut*eb)); err != nil {
 		return nil, err
 	}

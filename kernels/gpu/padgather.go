@@ -22,11 +22,8 @@ const PadBackwardGatherKernel = "pad_backward"
 // gatherUnits is `main`'s output words per thread on a GPU (GU in
 // pad_backward_gather.wgsl; for f32 each stage's loads go out together),
 // gatherUnitsSoftware on a software adapter: tuning variables, the result
-// is the same. H200, kernel-only, the reflect bench case (grad
-// f32[8,3,516,516]), three interleaved rounds in one call: 1 word 49.4-49.9
-// us, 2 41.1-41.4, 4 42.0-42.1, 8 54.2-54.9 (torch 63.2 in that call).
-// lavapipe, the same case at a 16th of the rows: 1 word 10.5-11.3 ms, 2
-// 15.8-16.1, 4 13.2-14.8, 8 13.1-13.8.
+// is the same. The fastest on the H200 and on lavapipe respectively.
+// Measurements: docs/perf/gpu-pad.md.
 var (
 	gatherUnits         = 2
 	gatherUnitsSoftware = 1
@@ -143,9 +140,9 @@ func padGatherTables(in, out []int, pads []kernels.Pad, mode kernels.Mode) (p, t
 }
 
 // padTabs: the device keeps the tables of the last few pad_backward call
-// shapes (a training loop repeats its shapes): building them took 1.08 ms
-// of host time for grad_out [8,3,516,516] reflect pad 2 (this project's
-// 2-core VM), more than a third of the call's device time on the H200.
+// shapes (a training loop repeats its shapes): building them costs host
+// time comparable to the call's device time on a fast GPU
+// (docs/perf/gpu-pad.md).
 // At most padTabsMax shapes (the map starts over when full) and tables of
 // at most padTabsWords words.
 const (

@@ -162,7 +162,7 @@ func TestPadBackwardGatherUnits(t *testing.T) {
 	}
 }
 
-// Issue 9 row 15: 524,176 gradients folding onto the 4 slots of a 2×2
+// 524,176 gradients folding onto the 4 slots of a 2×2
 // input (replicate 361 on both axes) — the CAS kernel's retry limit on the
 // H200 — come out exact here, equal to the CPU.
 func TestPadBackwardGatherContended(t *testing.T) {

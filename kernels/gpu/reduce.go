@@ -43,25 +43,20 @@ var (
 
 // bulkSplit is the groups in which a `bulk` thread issues its loads (BS in
 // reduce.wgsl, a power of two dividing its units): the same sum bit for bit
-// at every split. H200, kernel-only, sum_all of f32[64Mi] (32 units a
-// thread), two interleaved rounds in one call: 93.5-94.2 us in 1 group,
-// 91.8-92.3 in 2, 91.2-94.1 in 4, 89.6-90.4 in 8, 90.5-90.9 in 16,
-// 93.3-93.6 in 32; torch.sum 85.4.
+// at every split; 8 was the fastest. Measurements:
+// docs/perf/gpu-reductions.md.
 var bulkSplit = 8
 
 // treeLast: a workgroup's last shared-memory tree leaves its result in
 // thread 0 only and skips the closing barriers (LB in reduce.wgsl; 0 runs
-// the full tree, for side-by-side measurement). The same bits either way.
-// H200, kernel-only, two interleaved rounds in one call, 0 -> 1 (us):
-// argmax along dim 1 of [4096,4096] 38.9-39.0 -> 37.1-37.7, sum 34.1-34.7
-// -> 33.9-34.0, max 36.7-37.3 -> 36.7-37.1, sum_all 89.9-91.0 -> 90.3-90.4.
+// the full tree, for side-by-side measurement). The same bits either way;
+// faster on the row reductions. Measurements: docs/perf/gpu-reductions.md.
 var treeLast = 1
 
 // bulkLastOn: a one-segment bulk sum folds its partials in the bulk
 // level's last workgroup (`bulk_last`) rather than in a level dispatch of
-// its own. The same bits either way. H200, kernel-only, sum_all of
-// f32[64Mi], three interleaved rounds in one call: 90.1-91.6 us in two
-// dispatches, 83.5-85.4 in one; torch.sum 84.3 in that call.
+// its own. The same bits either way, one dispatch fewer and faster.
+// Measurements: docs/perf/gpu-reductions.md.
 var bulkLastOn = true
 
 // seqBulkW is `bulk_seq`'s workgroup size (SW in reduce.wgsl).
@@ -721,8 +716,8 @@ func (d *Device) ReduceMaxToBackward(x, upstream *tensor.Tensor, target []int) (
 	// The cells' maxima as reduce_max_to computes them, into a guarded
 	// scratch in its output layout: in one pass where the forward takes
 	// one — on SwiftShader a workgroup per cell of one or two elements
-	// cost 1-3 ms each (98,688 cells: minutes) — else the tree levels and
-	// finalize.
+	// made a large call take minutes (docs/perf/gpu-reductions.md) — else
+	// the tree levels and finalize.
 	onePassed := path == onePass
 	var pf *pipe
 	var fgroups uint64

@@ -15,7 +15,7 @@ import (
 	"github.com/fkc-playground/fkc/tensor"
 )
 
-// Issue 9, row 1 (GPU part): a pad or size that does not fit the kernels'
+// A pad or size that does not fit the kernels'
 // u32 words is refused as a contract violation — never wrapped into a
 // small (or empty) result. The class: pads at and past 2^32, pads whose
 // int sum wraps, on every pad entry point, with empty and non-empty
@@ -67,7 +67,7 @@ func TestSizesNeverWrap(t *testing.T) {
 	}
 }
 
-// Issue 9, row 4: a call whose buffers exceed the adapter's limits fails
+// A call whose buffers exceed the adapter's limits fails
 // with the limit error before any host table, host tensor or device buffer
 // is built: fast, and allocating next to nothing. The class: the pad
 // tables (both table paths), the pad backward's gather tables, the index
@@ -91,7 +91,7 @@ func TestOversizedCallFailsBeforeBuilding(t *testing.T) {
 		name string
 		run  func() (*tensor.Tensor, error)
 	}{
-		{"pad constant i8[5] 0:2147483643 (issue 9 row 4)", func() (*tensor.Tensor, error) {
+		{"pad constant i8[5] 0:2147483643 (output past the limit)", func() (*tensor.Tensor, error) {
 			return d.Pad(i8, kernels.Constant, pp(0, 2147483643), []byte{0})
 		}},
 		{"pad replicate f32[1] 0:limit/4 (table path)", func() (*tensor.Tensor, error) {

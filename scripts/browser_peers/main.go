@@ -2,7 +2,7 @@
 
 // Command browser_peers times the playground's fkc.bench (cpu and webgpu)
 // beside TensorFlow.js (wasm, webgpu) and onnxruntime-web (wasm, webgpu) on
-// the shapes of issue 10's table, in one headless Chromium with SwiftShader's
+// the bench's shapes, in one headless Chromium with SwiftShader's
 // WebGPU adapter, and prints a table of medians and ratios.
 //
 // It is benchmark-only and kept out of `make test` (the build tag). From the

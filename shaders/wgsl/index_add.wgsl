@@ -165,21 +165,9 @@ fn index_add_rows(@builtin(workgroup_id) wid: vec3<u32>,
 // rest of the chunk, read again from idx and src (just loaded: cached).
 // A thread so loops at most about ROUNDS + CHK times a chunk. No host
 // table, no global atomics; an index >= C is never used (its position goes
-// to err[0]). Measured slower on the H200: bids of (round << 16) | (0xffff
-// - i) taken with atomicMax, never cleared, one barrier a round (a winner
-// whose check comes after a next-round bid on its column adds a round
-// late) — 337.5 us against 289.0, along dim 1 of [4096,4096]. Also
-// slower there (bitwise right, tested, not kept): counting-sorting each
-// row by column in workgroup memory — a slot per contribution from a
-// shared atomicAdd on 16-bit counts, a scan to bucket offsets, the keys
-// c·4096 + j placed, each bucket insertion-sorted by its column's thread
-// (a bitonic sort of the row's keys past 16 a bucket), then each column's
-// thread adding its bucket in ascending j from values staged by j: 508
-// us against 287 in one call, 691 with the values read from src. With its
-// phases skipped one at a time (wrong sums, timing only; the rows kernel
-// at 397 in that call), the per-column sort-and-add loops took about
-// half of its 512 us (one column a thread, as long as the warp's longest
-// bucket) and the loads, scan and placement alone 174.
+// to err[0]). Slower on the H200 and not kept: never-cleared bids taken
+// with atomicMax, and counting-sorting each row by column in workgroup
+// memory. Measurements: docs/perf/index-add.md.
 //
 // Pass words: P[32] .. P[33] the columns (whole tiles) and P[34] .. P[35]
 // the j range (whole chunks) of this pass; a pass after the first j range

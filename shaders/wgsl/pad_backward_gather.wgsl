@@ -129,9 +129,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>,
 // `soles` writes each output word whose slots are all sole (emit_sole);
 // `listed` runs emit on the other words, listed ascending in T at P[14]
 // (P[15] of them), in as many passes as `main` would take. Every word is
-// written by one of the two, with the bits `main` gives it. In headless
-// Chromium, the reflect case f32[8,3,516,516] -> [8,3,512,512]: main
-// 1898-2162 ms a dispatch, the sole path alone 342-370.
+// written by one of the two, with the bits `main` gives it. Measurements:
+// docs/perf/gpu-pad.md.
 @compute @workgroup_size(256)
 fn soles(@builtin(workgroup_id) wid: vec3<u32>,
          @builtin(num_workgroups) nwg: vec3<u32>,

@@ -117,8 +117,7 @@ fn emit_many(t0: u32) {
 
 // Thread t writes slot t (f32) or the two slots of output word t (halves).
 // (Copying the sole slots in a pass of their own, with few registers, was
-// slower on the H200: 78 us against 50 for the reflect bench case, a
-// second dispatch costing ~7 us there by itself.)
+// slower on the H200; docs/perf/gpu-pad.md.)
 fn emit(t: u32) {
     let n = P[0];
     if (DT == 0u) {

@@ -312,9 +312,8 @@ fn bulk(@builtin(workgroup_id) wid: vec3<u32>,
 // workgroup g of `bulk` does — the units_sum (units_pick) of each of the W
 // threads, then sum_steps' (pick_steps' keyed) tree over them — with the
 // same operations in the same order, in private arrays instead of
-// workgroup memory: no barriers, which there cost more than the loads
-// (sum_all of f32[64Mi] in headless Chromium: `bulk_last` 1046–1053 ms a
-// dispatch, these partials 410–439).
+// workgroup memory: no barriers, which there cost more than the loads.
+// Measurements: docs/perf/gpu-reductions.md.
 const SW: u32 = 16u;     // invocations per `bulk_seq` workgroup
 
 @compute @workgroup_size(16)
@@ -487,15 +486,12 @@ fn reduced_seq(seg: u32) -> u32 {
     // One collapsed axis (the common case): element k is at base + k·st,
     // walked by adding st rather than by seg_off(k) per element. The loops
     // are written twice on purpose: one loop choosing its address per
-    // element was 10-30% slower on SwiftShader (interleaved A/B, sum / max
-    // / argmax along dim 1 of [4096,4096]).
+    // element was slower on SwiftShader (docs/perf/gpu-reductions.md).
     let one = P[6] == 1u;
     let st = P[32];
     // A contiguous segment starting on a 16-byte unit is read a unit at a
-    // time (x4), its lanes taken in k order: on SwiftShader, along dim 1
-    // of [4096,4096], sum / max / argmax 298-324 / 382-394 / 409-416 ms
-    // -> 283-296 / 336-365 / 359-392 (interleaved A/B, with upload and
-    // readback).
+    // time (x4), its lanes taken in k order, which is faster on
+    // SwiftShader (docs/perf/gpu-reductions.md).
     let units = one && st == 1u && base % LU == 0u;
     let ku = select(0u, K / LU, units);
     if (OP == 0u) {
@@ -633,18 +629,11 @@ fn seq(@builtin(workgroup_id) wid: vec3<u32>,
 // two with RE·W units covering K. Extrema compare integer keys (NaN: 0,
 // never better; -0 as +0): a strictly larger key wins and, on equal keys,
 // the smaller k — the first element equal to the extremum, whose own bits
-// (a -0 stays -0) are then read back from x. Tried and measured slower on
-// the H200 (one call, kernel-only, along dim 1 of [4096,4096]): fewer
-// workgroups each taking every G-th row and loading the next row while
-// folding the current one — sum / max / argmax 34.7 / 38.6 / 41.1 us with
-// one workgroup per row, 35.9-37.2 / 40.1-43.1 / 44.4-46.4 with G = 2048,
-// 1056 or 528, 43.8 / 54.6 / 58.0 with G = 264.
-// Also slower there: smaller workgroups, each thread standing for
-// 256/RWG threads of this fold (the same bits; all rows resident at
-// once, fewer tree steps) — sum / max / argmax 34.2-34.6 / 36.4 /
-// 39.3-39.8 us at 256 threads, 35.0-35.3 / 38.6-38.7 / 41.1-41.2 at 128,
-// 36.7-37.2 / 43.0-43.1 / 45.2-45.4 at 64, 40.4-40.7 / 52.8-53.1 /
-// 55.7-55.9 at 32.
+// (a -0 stays -0) are then read back from x. Tried and slower on the
+// H200: fewer workgroups each taking every G-th row and loading the next
+// row while folding the current one, and smaller workgroups whose threads
+// each stand for several of this fold's. Measurements:
+// docs/perf/gpu-reductions.md.
 
 // Unit w of x (a vec4 of words, already loaded) as LU summands, added
 // pairwise; elements at or past K (k0 = the unit's first k) are exact zeros.
@@ -816,13 +805,9 @@ fn unkey(k: u32) -> u32 {
     return ~f;
 }
 
-// Measured and dropped (H200, kernel-only, one call): a workgroup folding
-// RPW = 2, 4 or 8 consecutive segments, the next one's loads issued before
-// the current one's tree (the same bits; TestRowsPerWG-style check). At
-// full clocks sum / max / argmax along dim 1 of f32[4096,4096] took 34.6 /
-// 36.6 / 37.3 us at one segment a workgroup and 38.2 us (sum) at two; with
-// the clocks lowered later in the same process, 90.5 / 127 / 136 at one
-// against 100-112 / 149-152 / 165-175 at 2, 4 and 8.
+// Also slower on the H200, at full and at lowered clocks: a workgroup
+// folding 2, 4 or 8 consecutive segments, the next one's loads issued
+// before the current one's tree (docs/perf/gpu-reductions.md).
 @compute @workgroup_size(256)
 fn rows(@builtin(workgroup_id) wid: vec3<u32>,
         @builtin(num_workgroups) nwg: vec3<u32>,

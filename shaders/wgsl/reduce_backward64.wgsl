@@ -55,8 +55,8 @@ fn count(@builtin(workgroup_id) wid: vec3<u32>,
 // division gives it: lo, hi are a's words. A GPU's f64 division may be off
 // by ulps (Vulkan allows 2.5), and its fma need not be fused ("inherited
 // from OpFMul followed by OpFAdd"): the quotient corrected by an fma
-// residual was 1 ulp off for 7-15% of upstream values with 7 to 1000 ties
-// on lavapipe. So the mantissa is divided in integers (div_mant), rounded
+// residual was 1 ulp off for many upstream values with 7 to 1000 ties on
+// lavapipe. So the mantissa is divided in integers (div_mant), rounded
 // to nearest even once, and scaled by exact powers of two. inf, NaN, ±0
 // and a quotient below the normal range keep the hardware's division (the
 // contract's exemption for subnormal quotients).

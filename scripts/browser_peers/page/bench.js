@@ -36,7 +36,7 @@ const log = (...a) => {
   document.getElementById("log").textContent += s + "\n";
 };
 
-// ---------- the cases (issue 10's table) ----------
+// ---------- the cases (the bench's shapes, as in bench.Cases) ----------
 
 const P2 = [[0, 0], [0, 0], [2, 2], [2, 2]];
 const P3 = [[3, 3], [3, 3]];
@@ -134,8 +134,8 @@ function fkc() { return document.getElementById("app").contentWindow.fkc; }
 
 // fkc.bench builds new inputs and runs once untimed on every call, then
 // untimed again while a run still grows the tab's memory (its settle_runs:
-// the first touches of fresh wasm memory cost 86–126 ms per 25 MB on the
-// 2-core VM), so every time it returns is a warm run.
+// the first touches of fresh wasm memory are slow on a VM; see
+// docs/perf/bench-and-judge.md), so every time it returns is a warm run.
 function oursColumn(backend) {
   return async (c) => {
     if (c.cpuOnly && backend !== "cpu") throw new Lacks("a CPU kernel: " + c.kernel);
