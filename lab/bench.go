@@ -177,7 +177,7 @@ func benchOne(dev kernels.LabDevice, eng *engine.Engine, k *Kernel, o *ops.Op, c
 		// on the clock the kernels were timed by (timestamps of one call's
 		// passes, or submit to results mapped), right after them: the
 		// rechecks below keep the GPU idle for seconds, and an idle GPU
-		// lowers its clocks (the H200's copy then ran at 0.4 of its speed)
+		// lowers its clocks (measurements: docs/perf/bench-and-judge.md)
 		if gbps, err := judge.DeviceCopyGBps(copier, n, line.Clock == "kernel"); err == nil {
 			line.CopyGBps = gbps
 			line.FloorNs = line.Bytes / gbps
