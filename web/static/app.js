@@ -10,7 +10,7 @@
 //                  → {kernel, provider, resolved, npy}   (rejects with Error("fkc: …"))
 //                  resolved: what the call's resolving changed, e.g. ["dim -1 → 1", "indices I64 → U32"]
 //   await fkc.bench({op, backend, flags, inputs: {name: {shape, dtype, fill}}, reps})
-//                  → {kernel, median_ms, times_ms, bytes_moved, gb_per_s}
+//                  → {kernel, median_ms, times_ms, tensor_bytes, bytes_moved, gb_per_s, device_ms, kernel_ms}
 //   await fkc.verify({backend, cases, seed, onProgress})
 //                  → {passed, failed, skipped, lines}   (`fkc verify` in the tab)
 //   await fkc.lab.template({kernel})            → the plain WGSL kernel (`fkc lab template`)
