@@ -116,7 +116,8 @@ type core struct {
 	// and recLinks are its link table, made once for every chain.
 	recView    *Device
 	recLinks   []kernels.Link
-	padTabs    map[string]padTabled // pad_backward's tables by call shape (padTables)
+	padTabs    map[string]padTabled    // pad_backward's tables by call shape (padTables)
+	padFwdTabs map[string]padFwdTabled // the forward pad's, as bytes (padForwardTables)
 	last       time.Duration
 	lastKernel time.Duration
 	lastSetup  time.Duration // begin -> submit of the last call (host: buffers, tables, uploads queued)

@@ -198,9 +198,9 @@ func (d *Device) Pad(x *tensor.Tensor, mode kernels.Mode, pads []kernels.Pad, fi
 	j := d.begin(PadKernel(x.DType, mode))
 	var params, sb *buffer
 	if tab {
-		rt, ct := padTables(x.Shape, outShape, pads, mode)
-		params = j.words("params", []uint32{uint32(nOut), uint32(len(rt)), lo, hi, uint32(outShape[x.Rank()-1])})
-		sb = j.words("pad_tables", append(rt, ct...))
+		rows, tables := d.padForwardTables(x.Shape, outShape, pads, mode)
+		params = j.words("params", []uint32{uint32(nOut), uint32(rows), lo, hi, uint32(outShape[x.Rank()-1])})
+		sb = j.input("pad_tables", tables)
 	} else {
 		params = j.words("params", []uint32{uint32(nOut), uint32(x.Rank()), lo, hi})
 		sb = j.words("shape_buf", shapeBuf(x.Shape, outShape, pads))
@@ -391,6 +391,39 @@ func padTables(in, out []int, pads []kernels.Pad, mode kernels.Mode) (rows, cols
 		rows = next
 	}
 	return rows, cols
+}
+
+// padForwardTables is padTables as the bytes pad.wgsl reads (rows, then
+// cols) and the count of rows, kept per call shape as padTabs keeps
+// pad_backward's: a loop that pads one shape builds them once (for
+// f32[8,3,512,512] they are 12,900 words, most of a chained pad's host
+// time). Call with d.mu held; the bytes are shared, never written.
+func (d *Device) padForwardTables(in, out []int, pads []kernels.Pad, mode kernels.Mode) (rows int, tables []byte) {
+	key := fmt.Sprint(in, out, pads, mode)
+	if c, ok := d.padFwdTabs[key]; ok {
+		return c.rows, c.b
+	}
+	rt, ct := padTables(in, out, pads, mode)
+	b := make([]byte, 4*(len(rt)+len(ct)))
+	for i, v := range rt {
+		putU32(b[4*i:], v)
+	}
+	for i, v := range ct {
+		putU32(b[4*(len(rt)+i):], v)
+	}
+	if len(b) <= 4*padTabsWords {
+		if len(d.padFwdTabs) >= padTabsMax || d.padFwdTabs == nil {
+			d.padFwdTabs = map[string]padFwdTabled{}
+		}
+		d.padFwdTabs[key] = padFwdTabled{rows: len(rt), b: b}
+	}
+	return len(rt), b
+}
+
+// padFwdTabled is one call shape's forward pad tables (Device.padFwdTabs).
+type padFwdTabled struct {
+	rows int
+	b    []byte
 }
 
 func init() { families = append(families, padLinks) }

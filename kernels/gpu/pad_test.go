@@ -267,3 +267,40 @@ func TestPadErrors(t *testing.T) {
 		t.Errorf("f64 reflect backward: got %v", err)
 	}
 }
+
+// The forward pad's kept tables are padTables' words for their own call
+// shape: a second call of a shape gets the same bytes, and calls that differ
+// only in a pad width, the mode or the input shape get their own.
+func TestPadForwardTablesKept(t *testing.T) {
+	d := &Device{core: &core{}}
+	want := func(in, out []int, pads []kernels.Pad, mode kernels.Mode) []byte {
+		rt, ct := padTables(in, out, pads, mode)
+		b := make([]byte, 0, 4*(len(rt)+len(ct)))
+		for _, v := range append(rt, ct...) {
+			b = append(b, byte(v), byte(v>>8), byte(v>>16), byte(v>>24))
+		}
+		return b
+	}
+	type call struct {
+		in, out []int
+		pads    []kernels.Pad
+		mode    kernels.Mode
+	}
+	calls := []call{
+		{[]int{3, 5}, []int{5, 9}, []kernels.Pad{{Before: 1, After: 1}, {Before: 2, After: 2}}, kernels.Reflect},
+		{[]int{3, 5}, []int{5, 9}, []kernels.Pad{{Before: 0, After: 2}, {Before: 2, After: 2}}, kernels.Reflect},
+		{[]int{3, 5}, []int{5, 9}, []kernels.Pad{{Before: 1, After: 1}, {Before: 2, After: 2}}, kernels.Replicate},
+		{[]int{3, 6}, []int{5, 10}, []kernels.Pad{{Before: 1, After: 1}, {Before: 2, After: 2}}, kernels.Reflect},
+	}
+	for round := range 2 {
+		for i, c := range calls {
+			rows, got := d.padForwardTables(c.in, c.out, c.pads, c.mode)
+			if w := want(c.in, c.out, c.pads, c.mode); string(got) != string(w) || rows != c.out[0] {
+				t.Errorf("round %d, call %d: %d rows, %d bytes; want %d rows, %d bytes as padTables builds them", round, i, rows, len(got), c.out[0], len(w))
+			}
+		}
+	}
+	if len(d.padFwdTabs) != len(calls) {
+		t.Errorf("%d call shapes kept, want %d", len(d.padFwdTabs), len(calls))
+	}
+}
