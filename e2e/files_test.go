@@ -165,8 +165,13 @@ func TestTryFileIn(t *testing.T) {
 	if s := outShape(t, ctx); s != "F64[7, 8]" {
 		t.Errorf("the output is %s, want F64[7, 8] (the file's [3, 4] padded 2:2,2:2)", s)
 	}
-	eval[bool](t, ctx, `(document.getElementById("peers").open = true)`)
+	eval[bool](t, ctx, `(document.getElementById("peers").open = true, window.scrollTo(0, document.getElementById("try").getBoundingClientRect().top + window.scrollY - 50), true)`)
 	screenshot(t, ctx, "kernel-files")
+	if src, err := os.ReadFile("node_modules/axe-core/axe.min.js"); err == nil {
+		checkAxe(t, ctx, string(src), "kernel page with a file input and its programs shown")
+	} else {
+		t.Logf("axe-core is not installed (cd e2e && npm ci): the page with a file input is not checked by it")
+	}
 
 	catchClipboard(t, ctx)
 	eval[bool](t, ctx, `(document.getElementById("share").click(), true)`)
