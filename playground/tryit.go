@@ -157,8 +157,8 @@ func InputFile(cs ops.Case, n string) string {
 func FileInputs(cs ops.Case) []string {
 	var out []string
 	for _, n := range cs.Order {
-		if g := cs.Inputs[n]; g.Kind == "file" {
-			out = append(out, fmt.Sprintf("%s (from %s)", n, InputFile(cs, n)))
+		if g := cs.Inputs[n]; g.Kind == "file" && g.File != "" {
+			out = append(out, fmt.Sprintf("%s (from %s)", n, g.File))
 		}
 	}
 	return out
