@@ -201,6 +201,25 @@ func TestTryFileIn(t *testing.T) {
 	if eval[bool](t, other, `!!document.querySelector("#visual .gridbox")`) {
 		t.Error("the linked page ran something without the file")
 	}
+
+	// Indices of a dtype the contract refuses: the message, about the
+	// input's dtype, sits at the file (the dtype control is hidden, the
+	// dtype being the file's).
+	g := tab(t, nil)
+	open(t, g, "#/k/"+escape("fuel-reference-backend/gather"))
+	waitFor(t, g, `document.querySelector("#visual .gridbox.out .cell")`)
+	idx := tensor.New(tensor.F32, []int{4, 3})
+	if b, err = tensor.NpyBytes(idx); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "idx.npy"), b, 0o644)
+	upload(t, g, "indices", filepath.Join(dir, "idx.npy"))
+	waitFor(t, g, `document.getElementById("try-filenote-indices").textContent.includes("idx.npy: F32[4, 3]")`)
+	eval[bool](t, g, `(document.getElementById("run-cpu").click(), true)`)
+	waitFor(t, g, `document.querySelector("#results .violation")`)
+	if msg := eval[string](t, g, `(document.getElementById("err-indices-file") || {textContent: ""}).textContent`); !strings.Contains(msg, "indices has dtype F32") {
+		t.Errorf("F32 indices from a file: the message at the file is %q; the results say %q", msg, eval[string](t, g, `document.getElementById("results").innerText`))
+	}
 }
 
 // A run's inputs and output download as .npy: valid files, and the output

@@ -374,6 +374,15 @@ func markFields(fields map[string]string) {
 // mark. A field is the control named so, or the one whose data-field names
 // it (a file input, which the form must not read).
 func markField(name, msg string) {
+	for _, part := range []string{".shape", ".dtype"} {
+		// a file input's shape and dtype are the file's, their controls
+		// hidden: what is said of them is said at the file
+		if in, ok := strings.CutSuffix(name, part); ok {
+			if r := doc.Call("querySelector", `form.tryform .inrow[data-input="`+in+`"][data-kind="file"]`); r.Truthy() {
+				name = in + ".file"
+			}
+		}
+	}
 	el := doc.Call("querySelector", `form.tryform [data-field="`+name+`"]`)
 	if !el.Truthy() {
 		el = doc.Call("querySelector", `form.tryform [name="`+name+`"]`)
