@@ -39,11 +39,16 @@ func (o *Op) DefaultCase(f kernels.Form, dt tensor.DType) Case {
 type Gen struct {
 	Shape  string  `json:"shape"`            // "4,5"; "" is rank 0
 	DType  string  `json:"dtype"`            // contract spelling: F32, U32, BOOL, …
-	Kind   string  `json:"kind"`             // "arange", "random", "uniform", "values"
+	Kind   string  `json:"kind"`             // "arange", "random", "uniform", "values", "file"
 	Seed   uint64  `json:"seed,omitempty"`   // random, uniform
 	Lo     float64 `json:"lo,omitempty"`     // random (integers in [Lo, Hi]), uniform ([Lo, Hi))
 	Hi     float64 `json:"hi,omitempty"`     //
 	Values string  `json:"values,omitempty"` // values: "1, 2.5, nan, -inf"; repeated cyclically
+	// File is the name of the .npy file a "file" input came from; Data is
+	// that file's bytes, which only the page holding them has (a share
+	// link names the file but cannot carry it).
+	File string `json:"file,omitempty"`
+	Data []byte `json:"-"`
 	// Bad says which field of a form or share link did not parse (e.g.
 	// `seed "abc" is not a non-negative integer`); Make refuses the
 	// generator with it rather than run with a stand-in 0.
@@ -59,6 +64,9 @@ func (g Gen) Make() (*tensor.Tensor, error) {
 	if g.Bad != "" {
 		return nil, errors.New(g.Bad)
 	}
+	if g.Kind == "file" {
+		return g.fromFile()
+	}
 	shape, err := tensor.ParseShape(g.Shape)
 	if err != nil {
 		return nil, err
@@ -73,6 +81,32 @@ func (g Gen) Make() (*tensor.Tensor, error) {
 	t := tensor.New(dt, shape)
 	if err := g.Fill(t); err != nil {
 		return nil, err
+	}
+	return t, nil
+}
+
+// MaxFileBytes bounds a "file" input's .npy: MaxTryElems of the widest
+// dtype and a header of the largest size the format allows.
+const MaxFileBytes = MaxTryElems*8 + 1<<16
+
+// fromFile reads a "file" input with the .npy reader `fkc run -i` uses;
+// its shape and dtype are the file's, and with DType BF16 a <u2 file is
+// read as bf16 bit patterns (`fkc run --dtype bf16`).
+func (g Gen) fromFile() (*tensor.Tensor, error) {
+	switch {
+	case g.Data == nil && g.File == "":
+		return nil, errors.New("file: no .npy file chosen: choose one, or drop it on the row")
+	case g.Data == nil:
+		return nil, fmt.Errorf("file: %s is not loaded in this page (a link names a file but cannot carry it): choose it again", g.File)
+	case len(g.Data) > MaxFileBytes:
+		return nil, fmt.Errorf("file %s: %d bytes; the playground reads at most %d (%d elements)", g.File, len(g.Data), MaxFileBytes, MaxTryElems)
+	}
+	t, err := tensor.ReadNpyBytes(g.Data, g.DType == "BF16")
+	if err != nil {
+		return nil, fmt.Errorf("file %s: %v", g.File, err)
+	}
+	if n := t.NumElems(); n > MaxTryElems {
+		return nil, fmt.Errorf("file %s: shape %v has %d elements; the playground draws at most %d", g.File, t.Shape, n, MaxTryElems)
 	}
 	return t, nil
 }
@@ -202,6 +236,7 @@ var Fills = []FillKind{
 	{Name: "random", Help: fmt.Sprintf("integers drawn uniformly from [lo, hi] by a seeded generator; by default seed 1 and %s", randomDefaults()), Form: true, Script: true},
 	{Name: "uniform", Help: "reals drawn uniformly from [lo, hi) by a seeded generator (integer dtypes keep the integer part)", Form: true},
 	{Name: "values", Help: "the listed values (commas or spaces; nan, inf, -inf, true, false), repeated to fill the shape", Form: true},
+	{Name: "file", Help: "a .npy file you choose or drop on the row, read as fkc run -i reads it: its shape and dtype come from the file (with dtype BF16 chosen first, a uint16 file is read as bf16 bit patterns)", Form: true},
 	{Name: "a number", Help: "every element that value, rounded once as --value is", Script: true},
 	{Name: "indices:N", Help: "U32 only: indices drawn uniformly from [0, N)", Script: true},
 }

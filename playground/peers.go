@@ -25,6 +25,9 @@ type PeerCall struct {
 	kernels.Params
 	Shape map[string][]int
 	DType map[string]tensor.DType
+	// Files names the .npy file an operand is read from where it is not
+	// NAME.npy (an input the user chose from a file).
+	Files map[string]string
 }
 
 // Peers are the two programs. A library with no peer for the call has a
@@ -68,8 +71,22 @@ func PeerOfCase(cs ops.Case) (PeerCall, error) {
 			return PeerCall{}, fmt.Errorf("input %s: %v", n, err)
 		}
 		p.Shape[n], p.DType[n] = s, dt
+		if f := InputFile(cs, n); f != n+".npy" {
+			if p.Files == nil {
+				p.Files = map[string]string{}
+			}
+			p.Files[n] = f
+		}
 	}
 	return p, nil
+}
+
+// file is the .npy file operand n is read from.
+func (p PeerCall) file(n string) string {
+	if f, ok := p.Files[n]; ok {
+		return f
+	}
+	return n + ".npy"
 }
 
 // npName is NumPy's name of a dtype's .npy elements (BF16: its uint16 bits).
@@ -150,7 +167,15 @@ func PeerCode(p PeerCall) Peers {
 // peerCase is the `fkc run` case of a PeerCall (its flags written back).
 func peerCase(o *ops.Op, p PeerCall) ops.Case {
 	c := &kernels.Call{Op: o.Name, Params: p.Params}
-	return ops.Case{Op: o.Name, Flags: ops.FormatFlags(c), Order: o.InputNames()}
+	cs := ops.Case{Op: o.Name, Flags: ops.FormatFlags(c), Order: o.InputNames(), Inputs: map[string]ops.Gen{}}
+	for _, n := range cs.Order {
+		g := ops.Gen{DType: p.DType[n].String()}
+		if f, ok := p.Files[n]; ok {
+			g.Kind, g.File = "file", f
+		}
+		cs.Inputs[n] = g
+	}
+	return cs
 }
 
 // peerOutDType is the output's dtype: the first input's, U32 for arg ops.
@@ -166,20 +191,21 @@ func peerOutDType(o *ops.Op, p PeerCall) tensor.DType {
 func (g *peerGen) load(lib, n string) {
 	dt := g.p.DType[n]
 	shape := g.p.Shape[n]
+	file := g.p.file(n)
 	desc := fmt.Sprintf("  # %s%s", dt, shapeText(shape))
 	switch {
 	case lib == "numpy" && dt == tensor.BF16:
-		g.add("%s = np.load(%q)%s: bf16 has no NumPy dtype, these are its uint16 bit patterns", n, n+".npy", desc)
+		g.add("%s = np.load(%q)%s: bf16 has no NumPy dtype, these are its uint16 bit patterns", n, file, desc)
 	case lib == "numpy":
-		g.add("%s = np.load(%q)%s", n, n+".npy", desc)
+		g.add("%s = np.load(%q)%s", n, file, desc)
 	case isIndex(g.p.Op, n):
-		g.add("%s = torch.from_numpy(np.load(%q).astype(np.int64))%s; PyTorch indexes with int64", n, n+".npy", desc)
+		g.add("%s = torch.from_numpy(np.load(%q).astype(np.int64))%s; PyTorch indexes with int64", n, file, desc)
 	case dt == tensor.BF16:
-		g.add("%s = torch.from_numpy(np.load(%q).view(np.int16)).view(torch.bfloat16)%s (the file holds its bits)", n, n+".npy", desc)
+		g.add("%s = torch.from_numpy(np.load(%q).view(np.int16)).view(torch.bfloat16)%s (the file holds its bits)", n, file, desc)
 	case dt == tensor.U32:
-		g.add("%s = torch.from_numpy(np.load(%q).astype(np.int64))%s: torch has no uint32", n, n+".npy", desc)
+		g.add("%s = torch.from_numpy(np.load(%q).astype(np.int64))%s: torch has no uint32", n, file, desc)
 	default:
-		g.add("%s = torch.from_numpy(np.load(%q))%s", n, n+".npy", desc)
+		g.add("%s = torch.from_numpy(np.load(%q))%s", n, file, desc)
 	}
 }
 

@@ -226,6 +226,8 @@ func genField(n, msg string) string {
 		}
 	}
 	switch {
+	case strings.HasPrefix(msg, "file"):
+		return n + ".file"
 	case strings.HasPrefix(msg, "values"):
 		return n + ".values"
 	case strings.HasPrefix(msg, "random") || strings.HasPrefix(msg, "uniform"):
@@ -502,4 +504,51 @@ func outName(r *TryResult) string {
 		return r.OutName
 	}
 	return "out"
+}
+
+// OutFile is what the download of a backend's output is called: out.npy,
+// as the `fkc run` line writes it, or out-BACKEND.npy where two backends ran.
+func (r *TryResult) OutFile(backend string) string {
+	ok := 0
+	for _, x := range r.Runs {
+		if x.Error == "" {
+			ok++
+		}
+	}
+	if ok > 1 {
+		return "out-" + backend + ".npy"
+	}
+	return "out.npy"
+}
+
+// InFiles are the run's operands (Key) and the .npy file each is read from
+// on the `fkc run` line (Value): what downloading the inputs gives.
+func (r *TryResult) InFiles() []KV {
+	var out []KV
+	for _, n := range r.Case.Order {
+		if r.Inputs[n] != nil {
+			out = append(out, KV{Key: n, Value: InputFile(r.Case, n)})
+		}
+	}
+	return out
+}
+
+// FileOf is the .npy encoding of a run's tensor, written as `fkc run -o`
+// writes it: operand in, or (in == "") the output of backend's run.
+func (r *TryResult) FileOf(in, backend string) (name string, data []byte, err error) {
+	var t *tensor.Tensor
+	if in != "" {
+		t, name = r.Inputs[in], InputFile(r.Case, in)
+	} else {
+		for _, x := range r.Runs {
+			if x.Backend == backend && x.Error == "" {
+				t, name = x.Out, r.OutFile(backend)
+			}
+		}
+	}
+	if t == nil {
+		return "", nil, fmt.Errorf("this run has no %s to download", map[bool]string{true: "input " + in, false: backend + " output"}[in != ""])
+	}
+	data, err = tensor.NpyBytes(t)
+	return name, data, err
 }

@@ -3,6 +3,7 @@ package playground
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -24,6 +25,7 @@ type TryForm struct {
 	Inputs          []InputRow
 	Flags           []FlagField
 	CLI             string
+	Peers           Peers // the call as NumPy and PyTorch programs
 	GPU             GPUState
 	Auto            []string // backends a share link (or the page's own) runs on load
 	Case            ops.Case
@@ -107,6 +109,18 @@ func (t *TryForm) setCase(o *ops.Op, row KernelRow, cs ops.Case, backend string)
 		t.Flags = append(t.Flags, f)
 	}
 	t.CLI = CLILine(cs, backend)
+	t.Peers = CasePeers(cs)
+}
+
+// CasePeers are the NumPy and PyTorch programs of a Try-it case; a case
+// whose fields do not describe a call yet gets programs that say why.
+func CasePeers(cs ops.Case) Peers {
+	p, err := PeerOfCase(cs)
+	if err != nil {
+		why := "the form does not describe a call yet: " + err.Error()
+		return Peers{NumPy: "# " + why + "\n", Torch: "# " + why + "\n", NoNumPy: why, NoTorch: why}
+	}
+	return PeerCode(p)
 }
 
 // CLILine is the `fkc run` command of a Try-it case on a contract backend.
@@ -115,11 +129,39 @@ func CLILine(cs ops.Case, backend string) string {
 	if backend == "Vulkan" {
 		be = " --backend vulkan"
 	}
+	flags := cs.Flags
 	var ins []string
 	for _, n := range cs.Order {
-		ins = append(ins, fmt.Sprintf("-i %s=%s.npy", n, n))
+		if cs.Inputs[n].DType == "BF16" && !contains(flags, "--dtype") {
+			// bf16 has no NumPy dtype: its file holds <u2 bits, which
+			// fkc run reads as bf16 only when told
+			flags = append(slices.Clip(flags), "--dtype", "bf16")
+		}
+		ins = append(ins, fmt.Sprintf("-i %s=%s", n, shellJoin([]string{InputFile(cs, n)})))
 	}
-	return strings.Join(strings.Fields(fmt.Sprintf("$ fkc run %s%s %s", cs.Op, be, shellJoin(cs.Flags))), " ") + " " + strings.Join(ins, " ") + " -o out.npy"
+	return strings.Join(strings.Fields(fmt.Sprintf("$ fkc run %s%s %s", cs.Op, be, shellJoin(flags))), " ") + " " + strings.Join(ins, " ") + " -o out.npy"
+}
+
+// InputFile is the .npy file operand n is read from on the `fkc run` line
+// and in the peer programs: the file it came from, else NAME.npy (what the
+// page's download of the input is called).
+func InputFile(cs ops.Case, n string) string {
+	if g := cs.Inputs[n]; g.Kind == "file" && g.File != "" {
+		return g.File
+	}
+	return n + ".npy"
+}
+
+// FileInputs are the operands of a case read from files the user chose,
+// each as "x (from foo.npy)": a share link names them but cannot carry them.
+func FileInputs(cs ops.Case) []string {
+	var out []string
+	for _, n := range cs.Order {
+		if g := cs.Inputs[n]; g.Kind == "file" && g.File != "" {
+			out = append(out, fmt.Sprintf("%s (from %s)", n, g.File))
+		}
+	}
+	return out
 }
 
 // shellJoin quotes what a shell would split ("" for an empty padding).
@@ -149,6 +191,8 @@ func FromForm(row KernelRow, values map[string]string) ops.Case {
 			genParam(&g, n, "hi", values[n+".hi"])
 		case "values":
 			g.Values = values[n+".values"]
+		case "file":
+			g.File = values[n+".file"]
 		}
 		cs.Inputs[n] = g
 	}
@@ -202,6 +246,9 @@ func EncodeGen(g ops.Gen) string {
 		}
 	case "values":
 		p = append(p, g.Values)
+	case "file":
+		// the file's name only: a link cannot carry its bytes
+		p = append(p, strings.ReplaceAll(g.File, "|", "%7C"))
 	}
 	return strings.Join(p, "|")
 }
@@ -224,6 +271,10 @@ func DecodeGen(s string) ops.Gen {
 	}
 	if g.Kind == "values" {
 		g.Values = strings.Join(p[min(3, len(p)):], "|")
+		return g
+	}
+	if g.Kind == "file" {
+		g.File = strings.ReplaceAll(strings.Join(p[min(3, len(p)):], "|"), "%7C", "|")
 		return g
 	}
 	for _, kv := range p[min(3, len(p)):] {

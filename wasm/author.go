@@ -316,9 +316,13 @@ func store(name, text string) (note string) {
 }
 
 // download hands the browser a file to save: a Blob behind a temporary
-// <a download>, clicked from this click's handler.
+// <a download>, clicked from this click's handler. The bytes go over as a
+// Uint8Array: a JavaScript string of them would be re-encoded as UTF-8
+// (a .npy's 0x93 magic byte became two).
 func download(name, mime string, data []byte) {
-	blob := js.Global().Get("Blob").New([]any{string(data)}, map[string]any{"type": mime})
+	bytes := js.Global().Get("Uint8Array").New(len(data))
+	js.CopyBytesToJS(bytes, data)
+	blob := js.Global().Get("Blob").New([]any{bytes}, map[string]any{"type": mime})
 	u := js.Global().Get("URL").Call("createObjectURL", blob)
 	link := doc.Call("createElement", "a")
 	link.Set("href", u)

@@ -27,6 +27,9 @@ type page struct {
 	runs   []string // the backends of the last run (for the share link)
 	seq    int      // bumped per run: a late run does not overwrite a newer one
 	ran    string   // the Try-it form as the shown run read it (formKey)
+	// files are the .npy files chosen for Try-it inputs, by input name
+	files   map[string]loadedFile
+	fileSeq int
 }
 
 var doc = js.Global().Get("document")
@@ -202,7 +205,7 @@ var actions = map[string]func(uiEvent) error{
 		if err := tryFormOpen(); err != nil {
 			return err
 		}
-		cs := playground.FromForm(app.page.row, formOf("form.tryform"))
+		cs := tryCase(formOf("form.tryform"))
 		go runTry(cs, strings.Split(e.Data["backends"], ","))
 		return nil
 	},
@@ -276,28 +279,15 @@ func shareEvent(uiEvent) error {
 	u := js.Global().Get("location").Get("origin").String() + js.Global().Get("location").Get("pathname").String() +
 		app.pageSite().KernelHref(row.Provider, row.Name) + "?" + playground.ShareQuery(cs, app.page.runs)
 	replaceURL(u)
-	setText("share-note", "link in the address bar")
-	if cb := js.Global().Get("navigator").Get("clipboard"); cb.Truthy() {
-		// writeText answers with a promise, refused where the page may
-		// not write the clipboard (no focus, no permission): say which.
-		var done, refused js.Func
-		release := func() { done.Release(); refused.Release() }
-		done = js.FuncOf(func(js.Value, []js.Value) any {
-			setText("share-note", "link copied")
-			release()
-			return nil
-		})
-		refused = js.FuncOf(func(_ js.Value, args []js.Value) any {
-			why := "refused"
-			if len(args) > 0 && args[0].Truthy() && args[0].Get("message").Truthy() {
-				why = args[0].Get("message").String()
-			}
-			setText("share-note", "link in the address bar (copying it was refused: "+why+")")
-			release()
-			return nil
-		})
-		cb.Call("writeText", u).Call("then", done, refused)
+	done, refused := "link copied", "link in the address bar (copying it was refused: %s)"
+	if files := playground.FileInputs(cs); len(files) > 0 {
+		// a link names a file but cannot carry its bytes: say so, rather
+		// than hand out a link that silently runs something else
+		also := "; it cannot carry your file for " + strings.Join(files, ", ") + ": whoever opens it must choose that file"
+		done, refused = done+also, refused+strings.ReplaceAll(also, "%", "%%")
 	}
+	setText("share-note", "link in the address bar")
+	writeClipboard(u, "share-note", done, refused)
 	return nil
 }
 
@@ -332,7 +322,11 @@ func tryInput(e uiEvent) {
 			}
 		}
 	}
-	setText("cli", playground.CLILine(playground.FromForm(row, values), row.Backend))
+	cs := playground.FromForm(row, values)
+	setText("cli", playground.CLILine(cs, row.Backend))
+	p := playground.CasePeers(cs)
+	setText("peer-numpy", p.NumPy)
+	setText("peer-torch", p.Torch)
 	markStale(app.page.last != nil && formKey(values) != app.page.ran)
 }
 
@@ -372,28 +366,55 @@ func markFields(fields map[string]string) {
 		el.Call("removeAttribute", "aria-describedby")
 	}
 	for name, msg := range fields {
-		el := doc.Call("querySelector", `form.tryform [name="`+name+`"]`)
-		if !el.Truthy() {
-			continue
-		}
-		id := "err-" + strings.NewReplacer(".", "-", " ", "-").Replace(name)
-		el.Call("setAttribute", "aria-invalid", "true")
-		el.Call("setAttribute", "aria-describedby", id)
-		note := doc.Call("createElement", "span")
-		note.Set("className", "field-err")
-		note.Set("id", id)
-		note.Set("textContent", msg)
-		at := el
-		if l := el.Call("closest", "label"); l.Truthy() {
-			at = l
-		}
-		at.Call("after", note)
+		markField(name, msg)
 	}
+}
+
+// markField marks one Try-it field with msg beside it, or ("") clears its
+// mark. A field is the control named so, or the one whose data-field names
+// it (a file input, which the form must not read).
+func markField(name, msg string) {
+	for _, part := range []string{".shape", ".dtype"} {
+		// a file input's shape and dtype are the file's, their controls
+		// hidden: what is said of them is said at the file
+		if in, ok := strings.CutSuffix(name, part); ok {
+			if r := doc.Call("querySelector", `form.tryform .inrow[data-input="`+in+`"][data-kind="file"]`); r.Truthy() {
+				name = in + ".file"
+			}
+		}
+	}
+	el := doc.Call("querySelector", `form.tryform [data-field="`+name+`"]`)
+	if !el.Truthy() {
+		el = doc.Call("querySelector", `form.tryform [name="`+name+`"]`)
+	}
+	if !el.Truthy() {
+		return
+	}
+	id := "err-" + strings.NewReplacer(".", "-", " ", "-").Replace(name)
+	if old := byID(id); old.Truthy() {
+		old.Call("remove")
+	}
+	if msg == "" {
+		el.Call("removeAttribute", "aria-invalid")
+		el.Call("removeAttribute", "aria-describedby")
+		return
+	}
+	el.Call("setAttribute", "aria-invalid", "true")
+	el.Call("setAttribute", "aria-describedby", id)
+	note := doc.Call("createElement", "span")
+	note.Set("className", "field-err")
+	note.Set("id", id)
+	note.Set("textContent", msg)
+	at := el
+	if l := el.Call("closest", "label"); l.Truthy() {
+		at = l
+	}
+	at.Call("after", note)
 }
 
 // formKey is the Try-it case a form's values make, as its share query.
 func formKey(values map[string]string) string {
-	return playground.ShareQuery(playground.FromForm(app.page.row, values), nil)
+	return playground.ShareQuery(playground.FromForm(app.page.row, values), nil) + "#" + fileStamp(values)
 }
 
 // staleNote is what a result shown for other inputs than the form's says.

@@ -293,7 +293,7 @@
   document.addEventListener("keydown", (e) => {
     if (e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented) return;
     const form = e.target.closest && e.target.closest("form.tryform");
-    if (e.key === "Enter" && form && e.target.tagName === "INPUT") {
+    if (e.key === "Enter" && form && e.target.tagName === "INPUT" && e.target.type !== "file") {
       e.preventDefault();
       const last = form.dataset.last || "cpu";
       const b = form.querySelector(`button[data-backends="${last}"]:not([disabled])`) || form.querySelector("#run-cpu");
