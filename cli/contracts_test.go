@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/fkc-playground/fkc/contract"
+	"github.com/fkc-playground/fkc/internal/rawcount"
 )
 
 const seedsDir = "../contracts/seeds"
@@ -467,81 +467,22 @@ func TestFlagsGivenTwice(t *testing.T) {
 	}
 }
 
-// blockCounts reads the documents' raw text, apart from the loader: the
-// ```fkc blocks, the describe-only ones among them, and the bindings the
-// registrable ones fan out to (one per entry of their longest dtypes list).
+// blockCounts and sharedKeys are package rawcount's counts, failing t on
+// an unreadable document.
 func blockCounts(t *testing.T, files ...string) (sections, describeOnly, bindings int) {
 	t.Helper()
-	fence := regexp.MustCompile("(?s)```fkc\n(.*?)```")
-	desc := regexp.MustCompile(`(?m)^\s*registrable:\s*false`)
-	dtypes := regexp.MustCompile(`(?m)^\s*(?:- )?dtypes:\s*\[([^\]]*)\]`)
-	for _, f := range files {
-		src, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, b := range fence.FindAllStringSubmatch(string(src), -1) {
-			sections++
-			if desc.MatchString(b[1]) {
-				describeOnly++
-				continue
-			}
-			most := 0
-			for _, m := range dtypes.FindAllStringSubmatch(b[1], -1) {
-				most = max(most, len(strings.Split(m[1], ",")))
-			}
-			bindings += most
-		}
+	sections, describeOnly, bindings, err := rawcount.Blocks(files...)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return sections, describeOnly, bindings
 }
 
-// sharedKeys reads the documents' raw text, apart from the loader and the
-// registry: the registry keys (op_kind, input dtypes, backend) that more
-// than one registrable section binds. A section's inputs list their dtypes
-// jointly, entry i of each list (a one-entry list for every i).
 func sharedKeys(t *testing.T, files ...string) int {
 	t.Helper()
-	fence := regexp.MustCompile("(?s)```fkc\n(.*?)```")
-	desc := regexp.MustCompile(`(?m)^\s*registrable:\s*false`)
-	field := func(name string) *regexp.Regexp { return regexp.MustCompile(`(?m)^` + name + `:\s*(\S+)`) }
-	opKind, backend := field("op_kind"), field("backend")
-	dtypes := regexp.MustCompile(`(?m)^\s*(?:- )?dtypes:\s*\[([^\]]*)\]`)
-	sections := map[string]int{}
-	for _, f := range files {
-		src, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, b := range fence.FindAllStringSubmatch(string(src), -1) {
-			if desc.MatchString(b[1]) {
-				continue
-			}
-			var lists [][]string
-			most := 0
-			for _, m := range dtypes.FindAllStringSubmatch(b[1], -1) {
-				l := strings.Split(m[1], ",")
-				lists = append(lists, l)
-				most = max(most, len(l))
-			}
-			ok, bk := opKind.FindStringSubmatch(b[1]), backend.FindStringSubmatch(b[1])
-			if ok == nil || bk == nil {
-				t.Fatalf("%s: a section without op_kind or backend", f)
-			}
-			for i := range most {
-				key := ok[1] + " " + bk[1]
-				for _, l := range lists {
-					key += " " + strings.TrimSpace(l[min(i, len(l)-1)])
-				}
-				sections[key]++
-			}
-		}
-	}
-	n := 0
-	for _, c := range sections {
-		if c > 1 {
-			n++
-		}
+	n, err := rawcount.SharedKeys(files...)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return n
 }
