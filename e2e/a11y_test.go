@@ -37,8 +37,8 @@ type axeViolation struct {
 // most (the catalog, a kernel page after a run, the padding page, the
 // authoring page, the scripting API, the Judge, the lab), in the light
 // theme and in the dark one (prefers-color-scheme: dark): no serious or
-// critical violation of WCAG 2 A/AA. Lesser findings are logged. The dark
-// catalog and kernel page are saved as screenshots.
+// critical violation of WCAG 2 A/AA. Lesser findings are logged. Both
+// themes of the main pages are saved as screenshots (light-…, dark-…).
 func TestAccessibility(t *testing.T) {
 	src := axe(t)
 	for _, scheme := range []string{"light", "dark"} {
@@ -50,7 +50,7 @@ func TestAccessibility(t *testing.T) {
 			{"catalog", "#/", `document.querySelector("tr.krow")`, "catalog"},
 			{"kernel after a run", "#/k/fuel-cpu-backend%2Fpad?flags=--mode%20reflect%20--padding%202:2,2:2&x=4,5|F32|arange&run=cpu", `document.querySelector("#visual .gridbox.out .cell")`, "kernel"},
 			{"learn padding", "#/learn/padding", `document.querySelector(".mode .cell")`, "learn-padding"},
-			{"your contract", "#/author", `document.querySelector("main h1")`, ""},
+			{"your contract", "#/author", `document.querySelector("main h1")`, "author"},
 			{"scripting API", "#/api", `document.querySelector("main h1")`, ""},
 			{"the Judge", "#/judge", `document.querySelector(".judge-table")`, "judge"},
 			{"kernel lab", "#/lab", `document.querySelector("ul.labks a")`, ""},
@@ -61,9 +61,9 @@ func TestAccessibility(t *testing.T) {
 			waitFor(t, ctx, page.ready)
 			if scheme == "dark" {
 				checkDark(t, ctx, page.name)
-				if page.shot != "" {
-					screenshot(t, ctx, "dark-"+page.shot)
-				}
+			}
+			if page.shot != "" {
+				screenshot(t, ctx, scheme+"-"+page.shot)
 			}
 			checkAxe(t, ctx, src, page.name+" ("+scheme+")")
 		}
@@ -75,9 +75,7 @@ func TestAccessibility(t *testing.T) {
 		labRun(t, ctx)
 		waitFor(t, ctx, `document.querySelector("#lab-fail .gridbox .cell")`)
 		checkAxe(t, ctx, src, "kernel lab, a failing case ("+scheme+")")
-		if scheme == "dark" {
-			screenshot(t, ctx, "dark-lab-failing-case")
-		}
+		screenshot(t, ctx, scheme+"-lab-failing-case")
 	}
 }
 

@@ -148,5 +148,14 @@ func TestFoldHoverLightsSources(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprintf("[fold-reflect:%d]", 1*cols+2) {
 		t.Errorf("hovering grad_out[0,0] lights %v, want grad_in[1,2] alone", got)
 	}
+	// The picture: reflect's grad_in[1,2] hovered, its nine grad_out cells
+	// lit, the legend above (fold-hover-top.png is that screenful).
+	eval[bool](t, ctx, `(() => {
+		document.activeElement.blur();
+		document.querySelector(".heatlegend").closest("section").scrollIntoView();
+		scrollBy(0, -90);
+		document.querySelector('`+panel+` .gridbox[data-grid="fold-reflect"] .cell[data-i="7"]').dispatchEvent(new MouseEvent("mouseover", {bubbles: true}));
+		return true;
+	})()`)
 	screenshot(t, ctx, "fold-hover")
 }
