@@ -76,6 +76,18 @@ func TestAccessibility(t *testing.T) {
 		waitFor(t, ctx, `document.querySelector("#lab-fail .gridbox .cell")`)
 		checkAxe(t, ctx, src, "kernel lab, a failing case ("+scheme+")")
 		screenshot(t, ctx, scheme+"-lab-failing-case")
+		// Your contract with findings: a seed with an unknown dtype (an
+		// error at its line, an info at line 1, the gutter's marks).
+		seed, err := os.ReadFile("../contracts/seeds/fuel-cpu-backend.fkc.md")
+		if err != nil {
+			t.Fatal(err)
+		}
+		open(t, ctx, "#/author")
+		waitFor(t, ctx, `document.getElementById("author-src")`)
+		paste(t, ctx, strings.Replace(string(seed), "F64]", "F99]", 1))
+		waitFor(t, ctx, `document.querySelector(".srclist tr.has-error")`)
+		checkAxe(t, ctx, src, "your contract, with findings ("+scheme+")")
+		screenshot(t, ctx, scheme+"-author-findings")
 	}
 }
 
