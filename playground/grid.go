@@ -70,6 +70,8 @@ type GridInput struct {
 	Slice   Slice
 	Trace   *ops.Trace
 	Heat    []int            // fold counts (pad backward)
+	Scale   HeatScale        // the picture's one scale for Heat; zero: this grid's own counts
+	Coord   string           // the operand's name in hover text; "" is Name
 	Differs map[int]bool     // bits differ from the first output
 	Shapes  map[string][]int // every operand's shape (hover text)
 	Primary string           // the op's first operand: winners and reduced axes are drawn on it
@@ -206,9 +208,13 @@ func NewGrid(in GridInput) Grid {
 		}
 		markTrue = tr.MarkTrue == in.Name
 	}
-	heatMax := 1
-	for _, h := range in.Heat {
-		heatMax = max(heatMax, h)
+	scale := in.Scale
+	if scale.Max == 0 {
+		scale = NewHeatScale(in.Heat)
+	}
+	coordName := in.Name
+	if in.Coord != "" {
+		coordName = in.Coord
 	}
 	wide := 0
 	g.Head = append(g.Head, AxisLabel{Text: corner(rank, s)})
@@ -227,7 +233,7 @@ func NewGrid(in GridInput) Grid {
 		for c := range cs {
 			i := flat(r, c)
 			cell := Cell{I: i, Value: Format(t, i), TabStop: r == 0 && c == 0}
-			cell.Coord = in.Name + coordString(unflatten(i, t.Shape))
+			cell.Coord = coordName + coordString(unflatten(i, t.Shape))
 			if t.DType.IsFloat() {
 				cell.Bits = bitsHex(t, i)
 			}
@@ -237,7 +243,8 @@ func NewGrid(in GridInput) Grid {
 			}
 			if in.Heat != nil && i < len(in.Heat) {
 				n := in.Heat[i]
-				cell.Style = fmt.Sprintf("background: rgba(220, 80, 30, %.3f)", 0.08+0.62*float64(n)/float64(heatMax))
+				cls = append(cls, "heat")
+				cell.Style = scale.Style(n)
 				cell.Label = "×" + strconv.Itoa(n)
 			}
 			if labels != nil && i < len(labels) && labels[i] != "" {
@@ -268,6 +275,78 @@ func NewGrid(in GridInput) Grid {
 		g.decorate(tr, s, R, C, rs, cs)
 	}
 	return g
+}
+
+// HeatScale colours fold counts (pad backward: how many output cells fold
+// into each grad_in cell) on one scale for every panel of a picture, so one
+// count has one colour wherever it is drawn and one legend reads them all.
+// A cell carries its level as --heat; the stylesheet mixes the colour, so
+// the light and dark themes each have their own ramp.
+type HeatScale struct {
+	Min, Max int // the smallest and largest count over the picture's panels
+}
+
+// NewHeatScale is the scale spanning every count of every panel.
+func NewHeatScale(panels ...[]int) HeatScale {
+	h := HeatScale{Min: -1}
+	for _, counts := range panels {
+		for _, n := range counts {
+			h.Max = max(h.Max, n)
+			if h.Min < 0 || n < h.Min {
+				h.Min = n
+			}
+		}
+	}
+	h.Min = max(h.Min, 0)
+	h.Max = max(h.Max, 1)
+	return h
+}
+
+// Level is count n's place on the ramp (0–1). A cell's own copy (1) is
+// pale, 0.12, whatever the scale: a picture where nothing folds (constant's
+// all-ones) must not look like one where much does. From there the level
+// grows in proportion to the extra folds, to 1 at Max; 0 (no gradient
+// reaches the cell) is the ramp's bottom.
+func (h HeatScale) Level(n int) float64 {
+	switch {
+	case n <= 0:
+		return 0
+	case h.Max <= 1:
+		return 0.12
+	}
+	return 0.12 + 0.88*float64(min(n, h.Max)-1)/float64(h.Max-1)
+}
+
+// Style is a cell's (or a legend swatch's) inline style for count n.
+func (h HeatScale) Style(n int) string { return fmt.Sprintf("--heat: %.3f", h.Level(n)) }
+
+// HeatStep is one swatch of the legend: a count and its colour.
+type HeatStep struct {
+	N     int
+	Style string
+}
+
+// Steps are the legend's swatches from Min to Max: every count when there
+// are at most ten, else six evenly spaced ones (Min and Max among them).
+func (h HeatScale) Steps() []HeatStep {
+	var ns []int
+	if h.Max-h.Min < 10 {
+		for n := h.Min; n <= h.Max; n++ {
+			ns = append(ns, n)
+		}
+	} else {
+		for k := range 6 {
+			n := h.Min + int(math.Round(float64(k*(h.Max-h.Min))/5))
+			if len(ns) == 0 || ns[len(ns)-1] != n {
+				ns = append(ns, n)
+			}
+		}
+	}
+	steps := make([]HeatStep, len(ns))
+	for i, n := range ns {
+		steps[i] = HeatStep{n, h.Style(n)}
+	}
+	return steps
 }
 
 // decorate draws the interior box and the border its trace's mode names

@@ -66,6 +66,7 @@ type PaddingPage struct {
 	Strips   []ModePanel // 1-D: the contracts' modes
 	Grids    []ModePanel // 2-D: the contracts' modes
 	Folds    []ModePanel // pad backward of ones: how many outputs fold into each input cell
+	Heat     HeatScale   // the folds' one colour scale
 	Names    []NameRow
 	Modes    string // "constant, reflect, replicate, circular and symmetric"
 }
@@ -80,6 +81,7 @@ type Control struct {
 // ModePanel is one mode's picture (or why there is none).
 type ModePanel struct {
 	Mode, Title, What string
+	In                *Grid // the panel's own input (a fold's grad_out), drawn before Grid
 	Grid              *Grid
 	Error, Cite, Fix  string
 }
@@ -120,11 +122,23 @@ func (s *Site) PaddingPage(p PaddingParams) *PaddingPage {
 	pg.Strip = NewGrid(GridInput{Name: "x", Title: "x", T: strip})
 	pg.Input = NewGrid(GridInput{Name: "x", Title: "x", T: grid})
 	pads2 := []kernels.Pad{{Before: p.RowB, After: p.RowA}, {Before: p.ColB, After: p.ColA}}
+	var folds []fold
+	var counts [][]int
 	for _, pm := range kernels.PadModes {
 		m := pm.Mode
 		pg.Strips = append(pg.Strips, s.padPanel("strip", strip, m, pads1))
 		pg.Grids = append(pg.Grids, s.padPanel("grid", grid, m, pads2))
-		pg.Folds = append(pg.Folds, s.foldPanel(grid, m, pads2))
+		f := s.fold(grid, m, pads2)
+		folds = append(folds, f)
+		if f.trace != nil {
+			counts = append(counts, foldCounts(f.trace))
+		}
+	}
+	// One scale over every mode's panel: constant's single folds must look
+	// as pale beside reflect's nines as the numbers say.
+	pg.Heat = NewHeatScale(counts...)
+	for _, f := range folds {
+		pg.Folds = append(pg.Folds, f.panel(pg.Heat))
 	}
 	return pg
 }
@@ -178,31 +192,66 @@ func (s *Site) padPanel(key string, x *tensor.Tensor, m kernels.Mode, pads []ker
 	return panel
 }
 
-// foldPanel runs pad backward of ones: each grad_in cell counts the output
-// cells that fold into it.
-func (s *Site) foldPanel(x *tensor.Tensor, m kernels.Mode, pads []kernels.Pad) ModePanel {
-	panel := ModePanel{Mode: m.String(), Title: m.String(), What: kernels.ModeOf(m).Fold}
+// fold is one mode's pad backward of ones, traced: each grad_in cell
+// counts the grad_out cells that fold into it, and the trace names them.
+type fold struct {
+	mode          kernels.Mode
+	gradOut, grad *tensor.Tensor
+	trace         *ops.Trace
+	err           string
+}
+
+func (s *Site) fold(x *tensor.Tensor, m kernels.Mode, pads []kernels.Pad) fold {
+	f := fold{mode: m}
 	out, err := kernels.PadOutShape("pad", m, x.Shape, pads)
 	if err != nil {
-		panel.Error = err.Error()
-		return panel
+		f.err = err.Error()
+		return f
 	}
 	ones := tensor.New(tensor.F32, out)
 	for i := range ones.F32() {
 		ones.F32()[i] = 1
 	}
-	res, err := s.Eng.Run(engine.CPU, ops.PadBackward(ones, m, pads...))
+	c := ops.PadBackward(ones, m, pads...)
+	res, err := s.Eng.Run(engine.CPU, c)
 	if err != nil {
-		panel.Error = err.Error()
+		f.err = err.Error()
+		return f
+	}
+	run := func(c *kernels.Call) (*tensor.Tensor, error) {
+		r, err := s.Eng.Run(engine.CPU, c)
+		if err != nil {
+			return nil, err
+		}
+		return r.Out, nil
+	}
+	o, _ := ops.Lookup("pad_backward")
+	tr, err := o.Trace(run, c)
+	if err != nil {
+		f.err = err.Error()
+		return f
+	}
+	f.gradOut, f.grad, f.trace = ones, res.Out, tr
+	return f
+}
+
+// panel draws the fold on scale h: grad_out, then grad_in coloured by its
+// counts. Both grids sit in one hover scope (the panel), so a grad_in cell
+// lights the grad_out cells that fold into it, and a grad_out cell the
+// grad_in cell it folds into.
+func (f fold) panel(h HeatScale) ModePanel {
+	m := f.mode
+	panel := ModePanel{Mode: m.String(), Title: m.String(), What: kernels.ModeOf(m).Fold, Error: f.err}
+	if f.trace == nil {
 		return panel
 	}
-	heat := make([]int, res.Out.NumElems())
-	for i := range heat {
-		heat[i] = int(res.Out.At(i))
-	}
-	g := NewGrid(GridInput{Name: "fold-" + m.String(), Title: "grad_in (" + m.String() + ")", T: res.Out, Out: true, Heat: heat})
+	shapes := map[string][]int{"grad_out": f.gradOut.Shape}
+	in := NewGrid(GridInput{Name: "grad_out", Title: "grad_out (ones)", T: f.gradOut, Trace: f.trace, Shapes: shapes, Primary: "grad_out"})
+	in.Key = "fold-" + m.String() + "-grad_out"
+	g := NewGrid(GridInput{Name: "fold-" + m.String(), Coord: "grad_in", Title: "grad_in (" + m.String() + ")", T: f.grad, Out: true,
+		Trace: f.trace, Shapes: shapes, Primary: "grad_out", Heat: foldCounts(f.trace), Scale: h})
 	g.Key = g.Name
-	panel.Grid = &g
+	panel.In, panel.Grid = &in, &g
 	return panel
 }
 

@@ -386,6 +386,7 @@ type Visual struct {
 	Inputs, Outs    []Grid
 	Notes           []string
 	Legend          []LegendItem
+	Heat            *HeatScale // the fold counts' scale, shared by every output grid (pad backward)
 }
 
 // LegendItem is one entry of the picture's legend.
@@ -436,6 +437,10 @@ func (r *TryResult) Visual(sl Slices) *Visual {
 		if tr.Interior != nil {
 			v.Legend = append(v.Legend, LegendItem{Class: "sw box", Text: "input region"})
 		}
+		if tr.FoldHeat {
+			h := NewHeatScale(foldCounts(tr))
+			v.Heat = &h
+		}
 	}
 	if len(ok) > 1 {
 		v.Legend = append(v.Legend, LegendItem{Class: "sw differs", Text: "bits differ from the first output"})
@@ -474,10 +479,10 @@ func (r *TryResult) grid(name string, out int, tr *ops.Trace, shapes map[string]
 		in.Title = outName(r) + " (" + run.Backend + ")"
 		key = fmt.Sprintf("out:%d", out)
 		if tr != nil && tr.FoldHeat {
-			in.Heat = make([]int, len(tr.Sources))
-			for i, s := range tr.Sources {
-				in.Heat[i] = len(s)
-			}
+			// Every output grid is drawn from the one trace, so its scale
+			// is the legend's (Visual).
+			in.Heat = foldCounts(tr)
+			in.Scale = NewHeatScale(in.Heat)
 		}
 		if out == 1 && r.Diff != nil {
 			in.Differs = map[int]bool{}
@@ -496,6 +501,16 @@ func (r *TryResult) grid(name string, out int, tr *ops.Trace, shapes map[string]
 	g := NewGrid(in)
 	g.Key = key
 	return g
+}
+
+// foldCounts is a fold trace's heat: how many sources fold into each
+// output cell.
+func foldCounts(tr *ops.Trace) []int {
+	counts := make([]int, len(tr.Sources))
+	for i, s := range tr.Sources {
+		counts[i] = len(s)
+	}
+	return counts
 }
 
 // outName is the page kernel's output name (grad_in, out, …).

@@ -234,7 +234,9 @@
   // ---------- hover and focus: what a cell reads, or is read by ----------
   // Go writes, on every drawn cell, data-from ("x:3 x:4": grid:flat index;
   // "out:5" is every output grid) and data-info (the sentence to show).
-  // Refs resolve within the cell's section (a page may draw several pictures).
+  // Refs resolve within the cell's picture: the nearest [data-scope] (a
+  // panel with its own input, as each of Learn padding's folds), else its
+  // section (a page may draw several pictures).
   function cellsOf(scope, ref) {
     const [grid, i] = ref.split(":");
     const sel = grid === "out" ? `.gridbox.out .cell[data-i="${i}"]` : `.gridbox[data-grid="${grid}"] .cell[data-i="${i}"]`;
@@ -248,7 +250,7 @@
     document.querySelectorAll(".cell.src, .cell.me").forEach(c => c.classList.remove("src", "me"));
     const info = document.getElementById("hoverinfo");
     if (!cell) { if (info) info.textContent = "Hover or focus a cell to see where it came from."; return; }
-    const scope = cell.closest("section") || document;
+    const scope = cell.closest("[data-scope], section") || document;
     const same = cell.closest(".gridbox.out") && !cell.closest(".mode") ? scope.querySelectorAll(`.gridbox.out .cell[data-i="${cell.dataset.i}"]`) : [cell];
     same.forEach(c => c.classList.add("me"));
     for (const ref of (cell.dataset.from || "").split(" ").filter(Boolean)) cellsOf(scope, ref).forEach(c => c.classList.add("src"));
