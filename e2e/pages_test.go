@@ -653,7 +653,7 @@ func TestLearnPadding(t *testing.T) {
 	open(t, ctx, "#/learn/padding?n=5&b=3&a=2&rows=4&cols=5&rb=1&ra=2&cb=2&ca=2")
 	waitFor(t, ctx, `document.querySelector('.mode[data-mode="reflect"] .cell')`)
 	strip := func(mode string) string {
-		return eval[string](t, ctx, `(() => { const m = document.querySelectorAll('.strips .mode[data-mode="`+mode+`"] .cell .v'); return [...m].map(c => c.textContent).join(" "); })()`)
+		return eval[string](t, ctx, `(() => { const m = document.querySelectorAll('.strips:not(.folds) .mode[data-mode="`+mode+`"] .cell .v'); return [...m].map(c => c.textContent).join(" "); })()`)
 	}
 	for mode, want := range map[string]string{
 		"constant":  "0 0 0 0 1 2 3 4 0 0",
@@ -666,14 +666,14 @@ func TestLearnPadding(t *testing.T) {
 			t.Errorf("%s strip = %q, want %q", mode, got, want)
 		}
 	}
-	if n := eval[int](t, ctx, `document.querySelectorAll('.strips .mode[data-mode="reflect"] .deco.mirror').length`); n != 2 {
+	if n := eval[int](t, ctx, `document.querySelectorAll('.strips:not(.folds) .mode[data-mode="reflect"] .deco.mirror').length`); n != 2 {
 		t.Errorf("reflect strip draws %d mirror lines, want 2", n)
 	}
-	if n := eval[int](t, ctx, `document.querySelectorAll('.strips .mode[data-mode="circular"] .deco.wrap').length`); n != 2 {
+	if n := eval[int](t, ctx, `document.querySelectorAll('.strips:not(.folds) .mode[data-mode="circular"] .deco.wrap').length`); n != 2 {
 		t.Errorf("circular strip draws %d wrap seams, want 2", n)
 	}
 	// symmetric's mirror lines sit on the box's border (the edge repeats)
-	if n := eval[int](t, ctx, `document.querySelectorAll('.strips .mode[data-mode="symmetric"] .deco.mirror.start, .strips .mode[data-mode="symmetric"] .deco.mirror.end').length`); n != 2 {
+	if n := eval[int](t, ctx, `document.querySelectorAll('.strips:not(.folds) .mode[data-mode="symmetric"] .deco.mirror.start, .strips:not(.folds) .mode[data-mode="symmetric"] .deco.mirror.end').length`); n != 2 {
 		t.Errorf("symmetric strip draws %d mirror lines on the border, want 2", n)
 	}
 	// every mode is a kernel of these contracts, named as the libraries name it
@@ -691,8 +691,8 @@ func TestLearnPadding(t *testing.T) {
 		eval[bool](t, ctx, `(() => { const el = document.querySelector('form.padctl input[name="`+name+`"]'); el.value = "`+v+`"; el.dispatchEvent(new Event("input", {bubbles: true})); return true; })()`)
 	}
 	move("b", "5")
-	waitFor(t, ctx, `document.querySelector('.strips .mode[data-mode="reflect"] .violation')`)
-	text := eval[string](t, ctx, `document.querySelector('.strips .mode[data-mode="reflect"] .violation').innerText`)
+	waitFor(t, ctx, `document.querySelector('.strips:not(.folds) .mode[data-mode="reflect"] .violation')`)
+	text := eval[string](t, ctx, `document.querySelector('.strips:not(.folds) .mode[data-mode="reflect"] .violation').innerText`)
 	for _, want := range []string{"reflect padding (5, 2) on axis 0 exceeds in_shape[0]-1 = 4", "before <= in_shape[i]-1", "widest reflect pad on that axis is 4"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the precondition message %q lacks %q", text, want)
@@ -706,7 +706,7 @@ func TestLearnPadding(t *testing.T) {
 	}
 	screenshot(t, ctx, "learn-padding")
 	move("b", "4")
-	waitFor(t, ctx, `!document.querySelector('.strips .mode[data-mode="reflect"] .violation')`)
+	waitFor(t, ctx, `!document.querySelector('.strips:not(.folds) .mode[data-mode="reflect"] .violation')`)
 	// The fold: replicate piles the padding onto the edge (2-D, corner cell).
 	corner := eval[string](t, ctx, `document.querySelector('.mode[data-mode="replicate"] .gridbox[data-grid="fold-replicate"] .cell .v').textContent`)
 	if corner != "6" { // (1 row before + 1) × (2 cols before + 1)
