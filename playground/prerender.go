@@ -53,16 +53,6 @@ func StaticSite() (*Site, error) {
 	return &Site{Eng: e, Reports: reports, Static: true}, nil
 }
 
-// Prerender draws the catalog as the app draws it at start-up: no filter,
-// WebGPU not yet answered.
-func Prerender() (string, error) {
-	s, err := StaticSite()
-	if err != nil {
-		return "", err
-	}
-	return Render("catalog", s.CatalogPage(Filter{}))
-}
-
 // A StaticPage is one route of the app drawn at build time: Route is the
 // URL hash's path, percent-escapes decoded ("/k/fuel-cpu-backend/pad"),
 // Title the document's title on it, HTML what the app puts in <main>.

@@ -131,6 +131,7 @@
   function prePage(hash, fetched) {
     const route = pathOf(hash);
     const main = document.getElementById("main");
+    if (!main) return; // not parsed yet: boot shows it
     if (route === "/") {
       if (catalogNodes) { main.replaceChildren(catalogNodes); catalogNodes = null; }
       main.dataset.prerendered = "/";
@@ -179,7 +180,8 @@
     note.textContent = "Loading the app… the page is ready to read; its controls work once the app has loaded" +
       (hash.includes("?") ? ", and then this link's settings apply." : ".");
   }
-  const firstPre = (() => { const r = pathOf(location.hash); return r && r !== "/" ? fetchPre(r) : null; })();
+  const firstRoute = pathOf(location.hash);
+  const firstPre = firstRoute && firstRoute !== "/" ? fetchPre(firstRoute) : null;
   if (pathOf(location.hash) !== "/") document.documentElement.classList.add("pre-hide"); // no flash of the catalog
   window.addEventListener("hashchange", () => {
     if (go) return;
@@ -231,7 +233,7 @@
     // The catalog is in the page already (drawn at build time); another
     // page's is fetched (prePage), or waits for Go to draw it.
     const main = document.getElementById("main");
-    prePage(location.hash, firstPre);
+    prePage(location.hash, pathOf(location.hash) === firstRoute ? firstPre : null);
     try {
       const g = new Go();
       const result = { module: await compiled };
@@ -269,6 +271,7 @@
       for (const [name, args] of waiting) if (name !== "route") send(name, ...args); // the route above drew the current hash
       gpu = JSON.parse(await callAsync("gpu"));
       tm.readyMs = performance.now() - t0;
+      tm.readyAtMs = performance.now(); // since navigation start, as interactiveMs
       readyResolve();
     } catch (e) {
       early = null;
