@@ -128,20 +128,21 @@
   }
   // prePage shows the prerendered page of hash, if there is one, while Go
   // has not started; otherwise the page stays hidden until Go draws it.
+  // It answers a promise of the page being in the DOM (or of nothing to show).
   function prePage(hash, fetched) {
     const route = pathOf(hash);
     const main = document.getElementById("main");
-    if (!main) return; // not parsed yet: boot shows it
+    if (!main) return Promise.resolve(); // not parsed yet: boot shows it
     if (route === "/") {
       if (catalogNodes) { main.replaceChildren(catalogNodes); catalogNodes = null; }
       main.dataset.prerendered = "/";
       shown("/", hash);
-      return;
+      return Promise.resolve();
     }
     document.documentElement.classList.add("pre-hide");
     const p = fetched || (route && fetchPre(route));
-    if (!p) return;
-    p.then((text) => {
+    if (!p) return Promise.resolve();
+    return p.then((text) => {
       if (go || !text || location.hash !== hash) return; // Go drew it, or the page moved on
       const box = document.createElement("div");
       box.innerHTML = text;
@@ -233,9 +234,14 @@
     // The catalog is in the page already (drawn at build time); another
     // page's is fetched (prePage), or waits for Go to draw it.
     const main = document.getElementById("main");
-    prePage(location.hash, pathOf(location.hash) === firstRoute ? firstPre : null);
+    const onScreen = prePage(location.hash, pathOf(location.hash) === firstRoute ? firstPre : null);
     try {
       const g = new Go();
+      // Go's start-up holds the main thread (seconds, on a busy machine):
+      // the page drawn at build time is painted before it, unless the app
+      // was compiled before that page's file came.
+      await Promise.race([onScreen, compiled.then(() => {}, () => {})]);
+      await new Promise((res) => { requestAnimationFrame(() => setTimeout(res, 0)); setTimeout(res, 100); });
       const result = { module: await compiled };
       result.instance = await WebAssembly.instantiate(result.module, g.importObject);
       globalThis.wasm = result; // cogentcore/webgpu's JS binding reads wasm.instance.exports.mem
