@@ -241,7 +241,9 @@
       // the page drawn at build time is painted before it, unless the app
       // was compiled before that page's file came.
       await Promise.race([onScreen, compiled.then(() => {}, () => {})]);
-      await new Promise((res) => { requestAnimationFrame(() => setTimeout(res, 0)); setTimeout(res, 100); });
+      // (A hidden tab draws no frame: it waits for none; a busy machine may
+      // take long for one, so a visible tab waits up to a second.)
+      await new Promise((res) => { requestAnimationFrame(() => setTimeout(res, 0)); setTimeout(res, document.hidden ? 0 : 1000); });
       const result = { module: await compiled };
       result.instance = await WebAssembly.instantiate(result.module, g.importObject);
       globalThis.wasm = result; // cogentcore/webgpu's JS binding reads wasm.instance.exports.mem
