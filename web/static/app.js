@@ -21,11 +21,16 @@
 
 (() => {
   const t0 = performance.now();
-  // The WebAssembly is fetched and compiled from the moment this script runs
-  // (early in the head, before the body is parsed): the 15 MB reaching the
-  // page and compiling is most of the time to interactive.
-  const compiled = WebAssembly.compileStreaming(fetch("app.wasm"))
-    .catch(() => fetch("app.wasm").then((r) => r.arrayBuffer()).then((b) => WebAssembly.compile(b))); // wrong MIME type or no streaming
+  // The WebAssembly is fetched from the moment this script runs (early in
+  // the head, before the body is parsed): the 15 MB reaching the page and
+  // compiling is most of the time to interactive. It is compiled once the
+  // page is on screen (boot): V8 decodes the streamed bytes on the main
+  // thread, which held the first paint back by seconds on a busy machine.
+  const wasmFetch = fetch("app.wasm");
+  wasmFetch.catch(() => {}); // a failure is the compile's to report
+  let compiled = null;
+  const compile = () => compiled || (compiled = WebAssembly.compileStreaming(wasmFetch)
+    .catch(() => fetch("app.wasm").then((r) => r.arrayBuffer()).then((b) => WebAssembly.compile(b)))); // wrong MIME type or no streaming
   let go = null; // the Go bridge (globalThis.__fkcGo)
   let readyResolve, readyReject;
   const ready = new Promise((res, rej) => { readyResolve = res; readyReject = rej; });
@@ -237,14 +242,14 @@
     const onScreen = prePage(location.hash, pathOf(location.hash) === firstRoute ? firstPre : null);
     try {
       const g = new Go();
-      // Go's start-up holds the main thread (seconds, on a busy machine):
-      // the page drawn at build time is painted before it, unless the app
-      // was compiled before that page's file came.
-      await Promise.race([onScreen, compiled.then(() => {}, () => {})]);
+      // Compiling the app and Go's start-up hold the main thread (seconds,
+      // on a busy machine): the page drawn at build time is painted before
+      // them, unless its file takes longer than half a second.
+      await Promise.race([onScreen, new Promise((res) => setTimeout(res, 500))]);
       // (A hidden tab draws no frame: it waits for none; a busy machine may
       // take long for one, so a visible tab waits up to a second.)
       await new Promise((res) => { requestAnimationFrame(() => setTimeout(res, 0)); setTimeout(res, document.hidden ? 0 : 1000); });
-      const result = { module: await compiled };
+      const result = { module: await compile() };
       result.instance = await WebAssembly.instantiate(result.module, g.importObject);
       globalThis.wasm = result; // cogentcore/webgpu's JS binding reads wasm.instance.exports.mem
       // kernels/gpu uploads straight from the Go memory: the view is made in
