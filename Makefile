@@ -20,12 +20,17 @@ FUZZTIME ?= 60000x
 run: wasm
 	$(GO) run ./web -addr $(ADDR) -dir $(STATIC)
 
-# The app: Go compiled to WebAssembly, plus the toolchain's wasm_exec.js.
+# The app: Go compiled to WebAssembly, plus the toolchain's wasm_exec.js;
+# its gzip and brotli twins (brotli 11: about a minute, skipped when the
+# app's bytes did not change); and every route's page drawn at build time
+# (web/gen -pages), which the page shows until the app has loaded.
 wasm:
 	@if [ -f "$(GOROOT)/lib/wasm/wasm_exec.js" ]; then cp "$(GOROOT)/lib/wasm/wasm_exec.js" $(STATIC)/; \
 	 else cp "$(GOROOT)/misc/wasm/wasm_exec.js" $(STATIC)/; fi
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags="-s -w" -o $(STATIC)/app.wasm ./wasm
 	gzip -9 -k -f $(STATIC)/app.wasm
+	$(GO) run ./web/compress $(STATIC)/app.wasm
+	$(GO) run ./web/gen -pages $(STATIC)/pre
 
 # The native CLI (cgo: links wgpu-native; slow to link, so built once here
 # and reused by the tests through FKC_BIN). -buildvcs=auto: fkc version
@@ -73,4 +78,4 @@ generate:
 	$(GO) test -count=1 -run '^TestGolden' ./playground -update
 
 clean:
-	rm -rf bin $(STATIC)/app.wasm $(STATIC)/app.wasm.gz $(STATIC)/wasm_exec.js e2e/screenshots
+	rm -rf bin $(STATIC)/app.wasm $(STATIC)/app.wasm.gz $(STATIC)/app.wasm.br $(STATIC)/pre $(STATIC)/wasm_exec.js e2e/screenshots

@@ -3,6 +3,7 @@ module github.com/fkc-playground/fkc
 go 1.26
 
 require (
+	github.com/andybalholm/brotli v1.3.0
 	github.com/chromedp/cdproto v0.160.1
 	github.com/chromedp/chromedp v0.23.1
 	github.com/cogentcore/webgpu v0.23.0

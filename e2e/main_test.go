@@ -192,6 +192,26 @@ func buildSite(dir, tmp string) error {
 	if err := build([]string{"GOOS=js", "GOARCH=wasm"}, append(wasmFlags, "-o", filepath.Join(floor, "app.wasm"), "./e2e/testdata/floor")...); err != nil {
 		return err
 	}
+	// As `make wasm` finishes it: every route's page drawn (pre/), and the
+	// brotli twins. The app's twin is `make wasm`'s when it holds the same
+	// bytes (web/compress keeps it; compressing anew takes minutes).
+	run := func(args ...string) error {
+		cmd := exec.Command("go", append([]string{"run"}, args...)...)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("go run %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return nil
+	}
+	if err := run("./web/gen", "-pages", filepath.Join(dir, "pre")); err != nil {
+		return err
+	}
+	if err := copyFile(filepath.Join(root, "web", "static", "app.wasm.br"), filepath.Join(dir, "app.wasm.br")); err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	if err := run("./web/compress", filepath.Join(dir, "app.wasm"), filepath.Join(floor, "app.wasm")); err != nil {
+		return err
+	}
 	return build(nil, "-o", filepath.Join(tmp, "fkcweb"), "./web")
 }
 

@@ -23,16 +23,8 @@ func TestTimeToInteractive(t *testing.T) {
 	if skipReason != "" {
 		t.Skip(skipReason)
 	}
-	var tti, kernel, floor []float64
-	for range 5 {
-		ctx, cancel := chromedp.NewContext(browserCtx, chromedp.WithNewBrowserContext())
-		c := tab(t, ctx)
-		if err := chromedp.Do(c, chromedp.Navigate(baseURL+"floor/index.html#/")); err != nil {
-			t.Fatal(err)
-		}
-		floor = append(floor, eval[float64](t, c, `fkc.ready.then(() => fkc.timing.interactiveMs)`))
-		cancel()
-	}
+	var tti, kernel []float64
+	floor, _ := floorLoads(t, 5)
 	for range 5 {
 		ctx, cancel := chromedp.NewContext(browserCtx, chromedp.WithNewBrowserContext())
 		c := tab(t, ctx)
@@ -55,6 +47,26 @@ func TestTimeToInteractive(t *testing.T) {
 	slices.Sort(floor)
 	t.Logf("time to interactive catalog: median %.0f ms of 5 fresh loads %v; a kernel page %.0f ms after a click (median) %v", tti[2], round(tti), kernel[2], round(kernel))
 	t.Logf("floor (the page without its catalog, booting a Go program that does nothing): median %.0f ms %v", floor[2], round(floor))
+}
+
+// floorLoads is n fresh loads of floor/ (each in a new browser context):
+// the time Go answers (fkc.timing.interactiveMs) and fkc.ready resolves
+// (readyAtMs), both since navigation start, sorted.
+func floorLoads(t *testing.T, n int) (interactive, ready []float64) {
+	t.Helper()
+	for range n {
+		ctx, cancel := chromedp.NewContext(browserCtx, chromedp.WithNewBrowserContext())
+		c := tab(t, ctx)
+		if err := chromedp.Do(c, chromedp.Navigate(baseURL+"floor/index.html#/")); err != nil {
+			t.Fatal(err)
+		}
+		tm := eval[map[string]float64](t, c, `fkc.ready.then(() => fkc.timing)`)
+		interactive, ready = append(interactive, tm["interactiveMs"]), append(ready, tm["readyAtMs"])
+		cancel()
+	}
+	slices.Sort(interactive)
+	slices.Sort(ready)
+	return interactive, ready
 }
 
 func round(v []float64) []int {

@@ -80,6 +80,9 @@ func (s *Site) KernelPage(id string, q url.Values) (*KernelPage, error) {
 	p.Lab = s.LabHref(p.Row.Provider, p.Row.Name)
 	p.ProseHTML = template.HTML(Markdown(k.Prose))
 	p.Dispatch = template.HTML(inlineCode.ReplaceAllString(template.HTMLEscapeString(s.Eng.DispatchNote(k, d.Provider.Name)), "<code>$1</code>"))
+	if p.Row.RunsHere == "checking" { // the dispatch note reads the GPU links, unknown here
+		p.Dispatch = "How dispatch reaches this GPU kernel: checking this browser's WebGPU…"
+	}
 	for _, b := range s.Eng.Reg.Of(k) {
 		bv := BindingView{Key: b.Key.String(), Out: b.OutDType.String()}
 		for _, t := range b.InputDTypes {

@@ -39,7 +39,10 @@ func (s *Site) LabHref(provider, name string) string {
 type LabIndexPage struct {
 	Families []LabFamily
 	Mine     []LabEntry // the kernels of "Your contract"
-	Puzzles  []PuzzleEntry
+	// MinePending: drawn before the app has read the document this
+	// browser keeps, so Mine is not known yet.
+	MinePending bool
+	Puzzles     []PuzzleEntry
 }
 
 // LabFamily is the kernels that share one plain kernel.

@@ -53,6 +53,11 @@ type Site struct {
 	// the built-in contracts, AuthorHome for the document pasted on the
 	// authoring page. It decides where the kernel pages live (KernelHref).
 	Home string
+	// Static: the site is drawn at build time, natively, where the GPU
+	// kernels' links are unknown (kernels/gpu needs cgo outside the
+	// browser): a GPU kernel says its link and this browser's WebGPU are
+	// being checked (RunsHere "checking") instead of "not linked".
+	Static bool
 }
 
 // KernelHref is the address of a kernel's page: #/k/PROVIDER%2fNAME for
@@ -115,7 +120,8 @@ type KernelRow struct {
 	Lint    int          `json:"lint"`
 	// RunsHere: "cpu" / "webgpu" (Try it runs this very kernel in this page),
 	// "adapter" (linked, but this GPU lacks a feature it needs), "nogpu" (a
-	// GPU kernel, no WebGPU here), "docs" (nothing exercises it).
+	// GPU kernel, no WebGPU here), "docs" (nothing exercises it),
+	// "checking" (a GPU kernel drawn at build time: see Site.Static).
 	RunsHere    string `json:"runs_here"`
 	Unavailable string `json:"unavailable,omitempty"` // why, for "adapter"
 }
@@ -153,6 +159,8 @@ func (s *Site) row(r registry.KernelRef, lint map[string]int) KernelRow {
 		}
 	}
 	switch {
+	case s.Static && k.Backend != engine.CPU.Contract():
+		row.RunsHere = "checking"
 	case row.Op == "" || !linked:
 		row.RunsHere = "docs"
 	case k.Backend == engine.CPU.Contract():

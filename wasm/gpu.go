@@ -82,6 +82,14 @@ func showGPU() {
 	case app.page.path == "/" || app.page.path == "":
 		event(`{"type":"input","action":"filter","form":` + mustJSON(formOf("form.filters")) + `}`)
 		setText("runs-gpu-state", g.Word())
+	case !g.Available:
+		// Drawn before WebGPU answered, these said it was being checked.
+		if b := byID("run-gpu"); b.Truthy() {
+			b.Set("title", "WebGPU is not available in this browser")
+		}
+		if o := doc.Call("querySelector", `select[name="backend"] option[value="webgpu"][disabled]`); o.Truthy() {
+			o.Set("textContent", "webgpu (not available)")
+		}
 	case g.Available:
 		for _, id := range []string{"run-gpu", "run-both"} {
 			if b := byID(id); b.Truthy() {

@@ -28,10 +28,9 @@ import (
 	"github.com/fkc-playground/fkc/registry"
 )
 
-// tabLimits bound a tab's tensors: its Go heap lives in at most 4 GiB of
-// wasm memory, so every tensor is capped at 2^27 elements (512 MiB of f32)
-// and a huge pad width is a clear error instead of an out-of-memory crash.
-var tabLimits = engine.Limits{MaxElems: 1 << 27}
+// tabLimits bound a tab's tensors (playground.TabMaxElems): a huge pad
+// width is a clear error instead of an out-of-memory crash.
+var tabLimits = engine.Limits{MaxElems: playground.TabMaxElems}
 
 // state is the app: one engine shared by the pages and the scripting API
 // (mu serialises its use: GPU links are attached once the device opens,

@@ -14,6 +14,7 @@ import (
 	"github.com/fkc-playground/fkc/engine"
 	"github.com/fkc-playground/fkc/kernels"
 	"github.com/fkc-playground/fkc/ops"
+	"github.com/fkc-playground/fkc/playground"
 	"github.com/fkc-playground/fkc/tensor"
 )
 
@@ -144,10 +145,8 @@ func scriptRun(reqJSON string) (any, error) {
 	}, nil
 }
 
-// maxResultBytes bounds fkc.run's output: its base64 (4/3 of it) must fit a
-// JS string (V8: under 2^29 characters), beside the Go copies of it in the
-// tab's wasm memory.
-const maxResultBytes = 256 << 20
+// maxResultBytes bounds fkc.run's output (playground.TabMaxResultBytes).
+const maxResultBytes = playground.TabMaxResultBytes
 
 // callInputs reads a console call's inputs: per operand a base64 .npy
 // file, an input spec {shape, dtype, fill}, or — where ref is not nil — a

@@ -4,6 +4,10 @@
 // MIME types, gzip and cache validation. Nothing is fetched from anywhere
 // else, so the page works offline.
 //
+// A compressible file goes out as its precompressed brotli twin (NAME.br,
+// written by `make wasm`: web/compress) or gzip twin (NAME.gz), or gzipped
+// on the fly, by the client's Accept-Encoding.
+//
 // It serves only the app: only Host names of this machine (DNS rebinding),
 // under a Content-Security-Policy the page satisfies, with no dotfile and
 // no odd path (404), idle connections closed after a minute, and a warning
@@ -346,7 +350,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// The precompressed twins are an internal detail; dotfiles and odd
 	// names are never part of the app. Every file that cannot be served is
 	// simply not there (404): a client learns nothing about what exists.
-	if !canonical || strings.HasSuffix(name, ".gz") || !servable(name) {
+	if !canonical || strings.HasSuffix(name, ".gz") || strings.HasSuffix(name, ".br") || !servable(name) {
 		http.NotFound(w, r)
 		return
 	}
@@ -366,27 +370,42 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd.Set("Content-Type", ctype)
 	etag := fmt.Sprintf(`"%x-%x"`, info.ModTime().UnixNano(), info.Size())
 
-	useGzip := compressible(ext) && acceptsGzip(r) && info.Size() > 512
 	if compressible(ext) {
 		hd.Set("Vary", "Accept-Encoding")
 	}
-	if !useGzip {
+	// The codings on offer, smallest first: brotli only from a
+	// precompressed twin (compressing 17 MB at quality 11 takes a minute),
+	// gzip from its twin or on the fly.
+	var offered []string
+	var br *os.File
+	var brInfo fs.FileInfo
+	if compressible(ext) && info.Size() > 512 {
+		if br, brInfo = h.twin(name, ".br", info); br != nil {
+			defer br.Close()
+			offered = append(offered, "br")
+		}
+		offered = append(offered, "gzip")
+	}
+	switch chooseEncoding(r, offered...) {
+	case "br":
+		hd.Set("Content-Encoding", "br")
+		hd.Set("ETag", fmt.Sprintf(`"%x-%x-brs-%x"`, info.ModTime().UnixNano(), info.Size(), brInfo.Size()))
+		serveEncoded(w, r, info.ModTime(), br, brInfo.Size())
+		return
+	case "gzip":
+	default:
 		hd.Set("ETag", etag)
 		serveContent(w, r, info.ModTime(), f, info.Size())
 		return
 	}
 	hd.Set("Content-Encoding", "gzip")
-	// Prefer a precompressed NAME.gz whose time is NAME's exactly: gzip -k
-	// gives it that time once it has written the whole file (while it is
-	// still writing, the file is newer, and cut short). Its bytes are not
-	// the on-the-fly ones, so neither is its ETag.
-	if gf, ginfo, err := h.open(name + ".gz"); err == nil {
+	// Prefer a precompressed NAME.gz (twin). Its bytes are not the
+	// on-the-fly ones, so neither is its ETag.
+	if gf, ginfo := h.twin(name, ".gz", info); gf != nil {
 		defer gf.Close()
-		if ginfo.ModTime().Equal(info.ModTime()) {
-			hd.Set("ETag", fmt.Sprintf(`"%x-%x-gzs-%x"`, info.ModTime().UnixNano(), info.Size(), ginfo.Size()))
-			serveContent(w, r, info.ModTime(), gf, ginfo.Size())
-			return
-		}
+		hd.Set("ETag", fmt.Sprintf(`"%x-%x-gzs-%x"`, info.ModTime().UnixNano(), info.Size(), ginfo.Size()))
+		serveEncoded(w, r, info.ModTime(), gf, ginfo.Size())
+		return
 	}
 	hd.Set("ETag", strings.TrimSuffix(etag, `"`)+`-gz"`)
 	data, err := h.gzipped(name, etag, f)
@@ -395,7 +414,33 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "read error", http.StatusInternalServerError)
 		return
 	}
-	serveContent(w, r, info.ModTime(), bytes.NewReader(data), int64(len(data)))
+	serveEncoded(w, r, info.ModTime(), bytes.NewReader(data), int64(len(data)))
+}
+
+// twin opens the precompressed NAME+ext of a file whose time is the
+// file's exactly: gzip -k and web/compress give it that time once it is
+// whole (while it is still being written it is newer, and cut short).
+// nil when there is none, or it is not that.
+func (h *handler) twin(name, ext string, of fs.FileInfo) (*os.File, fs.FileInfo) {
+	f, info, err := h.open(name + ext)
+	if err != nil {
+		return nil, nil
+	}
+	if !info.ModTime().Equal(of.ModTime()) {
+		f.Close()
+		return nil, nil
+	}
+	return f, info
+}
+
+// serveEncoded serves encoded bytes (size of them) as serveContent does,
+// with their Content-Length: ServeContent leaves it out of a 200 whose
+// Content-Encoding is set (it cannot know the handler did not compress on
+// the fly), which sent the app chunked, its length unknown to the browser.
+// A range is of the encoded bytes, as ServeContent reckons it.
+func serveEncoded(w http.ResponseWriter, r *http.Request, mod time.Time, content io.ReadSeeker, size int64) {
+	w.Header().Set("Content-Length", strconv.FormatInt(size, 10))
+	serveContent(w, r, mod, content, size)
 }
 
 // serveContent is http.ServeContent (size: content's length) with its
@@ -505,6 +550,9 @@ func (k keepCacheControl) WriteHeader(code int) {
 	if k.Header().Get("Cache-Control") == "" {
 		k.Header().Set("Cache-Control", cacheControl)
 	}
+	if code >= 300 { // a 304, 412 or 416 has no body of serveEncoded's length
+		k.Header().Del("Content-Length")
+	}
 	k.ResponseWriter.WriteHeader(code)
 }
 
@@ -565,11 +613,18 @@ func (h *handler) gzipped(name, etag string, f io.Reader) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// acceptsGzip reads every Accept-Encoding line (RFC 9110 §12.5.3): codings
-// and parameter names are case-insensitive, "q" may follow other
-// parameters, an explicit gzip entry outranks "*", and q=0 refuses.
-func acceptsGzip(r *http.Request) bool {
-	gzipQ, starQ := -1.0, -1.0
+// acceptsGzip reports whether a request accepts gzip (chooseEncoding).
+func acceptsGzip(r *http.Request) bool { return chooseEncoding(r, "gzip") == "gzip" }
+
+// chooseEncoding picks the content coding to send among those offered
+// ("br", "gzip"; smallest first), "" for none (the file as it is). It reads
+// every Accept-Encoding line (RFC 9110 §12.5.3): codings and parameter
+// names are case-insensitive, "q" may follow other parameters, a coding's
+// own entry outranks "*" (x-gzip is gzip), the largest q of its entries
+// counts, and q=0 refuses. The highest q wins; on a tie, the coding offered
+// first.
+func chooseEncoding(r *http.Request, offered ...string) string {
+	qs := map[string]float64{}
 	for _, line := range r.Header.Values("Accept-Encoding") {
 		for _, part := range strings.Split(line, ",") {
 			fields := strings.Split(part, ";")
@@ -582,16 +637,26 @@ func acceptsGzip(r *http.Request) bool {
 					}
 				}
 			}
-			switch enc := strings.ToLower(strings.TrimSpace(fields[0])); enc {
-			case "gzip", "x-gzip":
-				gzipQ = max(gzipQ, q)
-			case "*":
-				starQ = max(starQ, q)
+			enc := strings.ToLower(strings.TrimSpace(fields[0]))
+			if enc == "x-gzip" {
+				enc = "gzip"
+			}
+			if old, ok := qs[enc]; !ok || q > old {
+				qs[enc] = q
 			}
 		}
 	}
-	if gzipQ >= 0 {
-		return gzipQ > 0
+	best, bestQ := "", 0.0
+	for _, c := range offered {
+		q, ok := qs[c]
+		if !ok {
+			if q, ok = qs["*"]; !ok {
+				continue
+			}
+		}
+		if q > bestQ {
+			best, bestQ = c, q
+		}
 	}
-	return starQ > 0
+	return best
 }

@@ -21,11 +21,16 @@
 
 (() => {
   const t0 = performance.now();
-  // The WebAssembly is fetched and compiled from the moment this script runs
-  // (it loads async, early in the head), not once the page is parsed: the
-  // 15 MB reaching the page and compiling is most of the time to interactive.
-  const compiled = WebAssembly.compileStreaming(fetch("app.wasm"))
-    .catch(() => fetch("app.wasm").then((r) => r.arrayBuffer()).then((b) => WebAssembly.compile(b))); // wrong MIME type or no streaming
+  // The WebAssembly is fetched from the moment this script runs (early in
+  // the head, before the body is parsed): the 15 MB reaching the page and
+  // compiling is most of the time to interactive. It is compiled once the
+  // page is on screen (boot): V8 decodes the streamed bytes on the main
+  // thread, which held the first paint back by seconds on a busy machine.
+  const wasmFetch = fetch("app.wasm");
+  wasmFetch.catch(() => {}); // a failure is the compile's to report
+  let compiled = null;
+  const compile = () => compiled || (compiled = WebAssembly.compileStreaming(wasmFetch)
+    .catch(() => fetch("app.wasm").then((r) => r.arrayBuffer()).then((b) => WebAssembly.compile(b)))); // wrong MIME type or no streaming
   let go = null; // the Go bridge (globalThis.__fkcGo)
   let readyResolve, readyReject;
   const ready = new Promise((res, rej) => { readyResolve = res; readyReject = rej; });
@@ -107,6 +112,89 @@
     }
   }
 
+  // ---------- every page before the app ----------
+  // Go drew every route's page at build time (web/gen): the catalog is in
+  // index.html, the others in pre/ROUTE.html, listed in the head's
+  // fkc-prerendered meta tag. Until Go runs, this shows the page of the
+  // address (and of each link followed), with its controls disabled; Go
+  // then draws the live page in its place (route, in boot).
+  const preRoutes = new Set(((document.querySelector('meta[name="fkc-prerendered"]') || {}).content || "").split(" ").filter(Boolean));
+  // pathOf is a hash's route path with its escapes decoded ("/" for none).
+  function pathOf(hash) {
+    const p = hash.replace(/^#/, "").split("?")[0] || "/";
+    try { return decodeURIComponent(p); } catch (e) { return null; }
+  }
+  let catalogNodes = null; // the catalog of index.html, while another page is shown
+  let preShown = "";       // the route whose page is shown ("/": the catalog)
+  function fetchPre(route) {
+    if (!preRoutes.has(route)) return null;
+    return fetch("pre" + route.split("/").map(encodeURIComponent).join("/") + ".html")
+      .then((r) => r.ok ? r.text() : null, () => null);
+  }
+  // prePage shows the prerendered page of hash, if there is one, while Go
+  // has not started; otherwise the page stays hidden until Go draws it.
+  // It answers a promise of the page being in the DOM (or of nothing to show).
+  function prePage(hash, fetched) {
+    const route = pathOf(hash);
+    const main = document.getElementById("main");
+    if (!main) return Promise.resolve(); // not parsed yet: boot shows it
+    if (route === "/") {
+      if (catalogNodes) { main.replaceChildren(catalogNodes); catalogNodes = null; }
+      main.dataset.prerendered = "/";
+      shown("/", hash);
+      return Promise.resolve();
+    }
+    document.documentElement.classList.add("pre-hide");
+    const p = fetched || (route && fetchPre(route));
+    if (!p) return Promise.resolve();
+    return p.then((text) => {
+      if (go || !text || location.hash !== hash) return; // Go drew it, or the page moved on
+      const box = document.createElement("div");
+      box.innerHTML = text;
+      const page = box.querySelector("template");
+      if (!page) return;
+      if (!catalogNodes && main.dataset.prerendered === "/") {
+        catalogNodes = document.createDocumentFragment();
+        catalogNodes.append(...main.childNodes);
+      }
+      main.replaceChildren(page.content);
+      main.dataset.prerendered = route;
+      document.title = page.dataset.title;
+      // Controls need Go: disabled, saying so, until it has drawn the page.
+      for (const el of main.querySelectorAll("button, input, select, textarea")) { el.disabled = true; el.title = "loading the app…"; }
+      window.scrollTo(0, 0);
+      shown(route, hash);
+    });
+  }
+  // shown marks the page as on screen, with a note while Go loads.
+  function shown(route, hash) {
+    preShown = route;
+    document.documentElement.classList.remove("pre-hide");
+    requestAnimationFrame(() => { window.fkc.timing.contentMs = window.fkc.timing.contentMs || performance.now(); });
+    let note = document.getElementById("pre-note");
+    if (route === "/" && !hash.includes("?")) { // the catalog's search works before Go (early)
+      if (note) note.remove();
+      return;
+    }
+    if (!note) {
+      note = document.createElement("p");
+      note.id = "pre-note";
+      note.className = "pre-note";
+      note.setAttribute("role", "status");
+      document.getElementById("banners").append(note);
+    }
+    note.textContent = "Loading the app… the page is ready to read; its controls work once the app has loaded" +
+      (hash.includes("?") ? ", and then this link's settings apply." : ".");
+  }
+  const firstRoute = pathOf(location.hash);
+  const firstPre = firstRoute && firstRoute !== "/" ? fetchPre(firstRoute) : null;
+  if (pathOf(location.hash) !== "/") document.documentElement.classList.add("pre-hide"); // no flash of the catalog
+  window.addEventListener("hashchange", () => {
+    if (go) return;
+    early = []; // events of the page left apply to it only
+    prePage(location.hash);
+  });
+
   // ---------- the Go bridge ----------
   function callSync(name, ...args) {
     if (!go) throw new Error("fkc: the Go app is not running");
@@ -149,12 +237,19 @@
     const tm = window.fkc.timing;
     watchOverflow();
     // The catalog is in the page already (drawn at build time); another
-    // page's URL waits for Go to draw it.
+    // page's is fetched (prePage), or waits for Go to draw it.
     const main = document.getElementById("main");
-    if (location.hash && location.hash !== "#/") main.style.visibility = "hidden";
+    const onScreen = prePage(location.hash, pathOf(location.hash) === firstRoute ? firstPre : null);
     try {
       const g = new Go();
-      const result = { module: await compiled };
+      // Compiling the app and Go's start-up hold the main thread (seconds,
+      // on a busy machine): the page drawn at build time is painted before
+      // them, unless its file takes longer than half a second.
+      await Promise.race([onScreen, new Promise((res) => setTimeout(res, 500))]);
+      // (A hidden tab draws no frame: it waits for none; a busy machine may
+      // take long for one, so a visible tab waits up to a second.)
+      await new Promise((res) => { requestAnimationFrame(() => setTimeout(res, 0)); setTimeout(res, document.hidden ? 0 : 1000); });
+      const result = { module: await compile() };
       result.instance = await WebAssembly.instantiate(result.module, g.importObject);
       globalThis.wasm = result; // cogentcore/webgpu's JS binding reads wasm.instance.exports.mem
       // kernels/gpu uploads straight from the Go memory: the view is made in
@@ -172,7 +267,14 @@
       tm.goStartedMs = performance.now() - t0;
       tm.goEngineMs = go.loadMs; // contracts loaded, registry built, links installed (inside Go)
       const t1 = performance.now();
-      try { callSync("route", location.hash); } finally { main.style.visibility = ""; }
+      // Go draws the live page over the prerendered one in one task: no
+      // frame shows in between, and the reader's place is kept.
+      const x = window.scrollX, y = window.scrollY, kept = preShown !== "" && preShown === pathOf(location.hash);
+      try { callSync("route", location.hash); } finally { document.documentElement.classList.remove("pre-hide"); }
+      if (kept) window.scrollTo(x, y);
+      const note = document.getElementById("pre-note");
+      if (note) note.remove();
+      catalogNodes = null;
       tm.renderMs = performance.now() - t1;
       tm.interactiveMs = performance.now(); // since navigation start: the page is drawn and Go answers events
       tm.catalogMs = performance.now() - t0;
@@ -182,6 +284,7 @@
       for (const [name, args] of waiting) if (name !== "route") send(name, ...args); // the route above drew the current hash
       gpu = JSON.parse(await callAsync("gpu"));
       tm.readyMs = performance.now() - t0;
+      tm.readyAtMs = performance.now(); // since navigation start, as interactiveMs
       readyResolve();
     } catch (e) {
       early = null;
