@@ -331,12 +331,8 @@ func (d deviceCopy) copyNs(n uint64, _ bool, _ int) ([]float64, error) {
 		m = int(min(256, max(4, math.Ceil(2e6/(*d.perB*float64(n))))))
 	}
 	if kc, ok := d.c.(kernelCopier); ok && d.stamped != nil && *d.stamped {
-		ts, err := kc.CopyKernelTime(n, min(m, 4096), ceilingReps)
+		out, err := stampedNs(kc, n, min(m, 4096), ceilingReps)
 		if err == nil {
-			out := make([]float64, len(ts))
-			for i, t := range ts {
-				out[i] = float64(t.Nanoseconds())
-			}
 			*d.perB = median(slices.Clone(out)) / float64(n)
 			return out, nil
 		}
@@ -360,6 +356,20 @@ func (d deviceCopy) copyNs(n uint64, _ bool, _ int) ([]float64, error) {
 	}
 	*d.perB = median(slices.Clone(out)) / float64(n)
 	return out, nil
+}
+
+// stampedNs is CopyKernelTime's samples in ns: passes copies of n bytes
+// a sample, their mean.
+func stampedNs(kc kernelCopier, n uint64, passes, samples int) ([]float64, error) {
+	ts, err := kc.CopyKernelTime(n, passes, samples)
+	if err != nil {
+		return nil, err
+	}
+	ns := make([]float64, len(ts))
+	for i, t := range ts {
+		ns[i] = float64(t.Nanoseconds())
+	}
+	return ns, nil
 }
 
 func (deviceCopy) release() {}
@@ -406,13 +416,9 @@ func DeviceCopyGBps(c interface {
 		if !ok {
 			return 0, fmt.Errorf("this device offers no timestamped copy")
 		}
-		ts, err := kc.CopyKernelTime(bytes, 1, 2*ceilingReps-1)
+		ns, err := stampedNs(kc, bytes, 1, 2*ceilingReps-1)
 		if err != nil {
 			return 0, err
-		}
-		ns := make([]float64, len(ts))
-		for i, t := range ts {
-			ns[i] = float64(t.Nanoseconds())
 		}
 		return 2 * float64(bytes) / median(ns), nil
 	}

@@ -613,9 +613,6 @@ func (h *handler) gzipped(name, etag string, f io.Reader) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// acceptsGzip reports whether a request accepts gzip (chooseEncoding).
-func acceptsGzip(r *http.Request) bool { return chooseEncoding(r, "gzip") == "gzip" }
-
 // chooseEncoding picks the content coding to send among those offered
 // ("br", "gzip"; smallest first), "" for none (the file as it is). It reads
 // every Accept-Encoding line (RFC 9110 §12.5.3): codings and parameter

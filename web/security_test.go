@@ -439,3 +439,7 @@ func TestRangeLimits(t *testing.T) {
 		})
 	}
 }
+
+// acceptsGzip reports whether a request accepts gzip when gzip alone is
+// offered.
+func acceptsGzip(r *http.Request) bool { return chooseEncoding(r, "gzip") == "gzip" }

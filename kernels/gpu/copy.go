@@ -31,15 +31,10 @@ func (d *Device) CopyTime(bytes uint64, copies ...int) ([]time.Duration, error) 
 	if err := d.lostErr(); err != nil {
 		return nil, err
 	}
-	bytes = (bytes + 15) &^ 15
 	if bytes == 0 || len(copies) == 0 || slices.Min(copies) < 1 {
 		return nil, fmt.Errorf("gpu: copy: %d bytes, copies %v: want bytes and every count ≥ 1", bytes, copies)
 	}
-	if bytes > d.MaxBufferBytes() {
-		return nil, fmt.Errorf("gpu: copy: a %d-byte buffer exceeds this adapter's largest storage buffer (%d bytes: maxBufferSize %d, maxStorageBufferBindingSize %d)",
-			bytes, d.MaxBufferBytes(), d.info.MaxBufferSize, d.info.MaxStorageBufferBindingSize)
-	}
-	p, err := d.pipeline(copySpec)
+	bytes, p, err := d.copySetup(bytes)
 	if err != nil {
 		return nil, err
 	}
@@ -133,6 +128,18 @@ func (d *Device) CopyTime(bytes uint64, copies ...int) ([]time.Duration, error) 
 	return times, nil
 }
 
+// copySetup is a copy's buffer size — bytes rounded up to whole vec4s,
+// within the adapter's largest storage buffer — and copy.wgsl's pipeline.
+func (d *Device) copySetup(bytes uint64) (uint64, *pipe, error) {
+	bytes = (bytes + 15) &^ 15
+	if bytes > d.MaxBufferBytes() {
+		return 0, nil, fmt.Errorf("gpu: copy: a %d-byte buffer exceeds this adapter's largest storage buffer (%d bytes: maxBufferSize %d, maxStorageBufferBindingSize %d)",
+			bytes, d.MaxBufferBytes(), d.info.MaxBufferSize, d.info.MaxStorageBufferBindingSize)
+	}
+	p, err := d.pipeline(copySpec)
+	return bytes, p, err
+}
+
 // copySpec is copy.wgsl's pipeline; copyGroups its workgroups for a
 // copy of bytes (a multiple of 16): 4 vec4s a thread.
 var copySpec = kernelSpec{name: "copy_ceiling", file: "copy.wgsl", entry: "main", rw: []bool{false, true}}
@@ -177,17 +184,13 @@ func (d *Device) CopyKernelTime(bytes uint64, passes, samples int) ([]time.Durat
 	if err := d.lostErr(); err != nil {
 		return nil, err
 	}
-	bytes = (bytes + 15) &^ 15
 	if d.info.TimestampTickNs == 0 {
 		return nil, fmt.Errorf("gpu: copy: this adapter offers no timestamps to time a copy by")
 	}
 	if bytes == 0 || passes < 1 || passes > maxKernelRepeat || samples < 1 {
 		return nil, fmt.Errorf("gpu: copy: %d bytes, %d passes, %d samples: want bytes ≥ 1, 1 to %d passes and a sample", bytes, passes, samples, maxKernelRepeat)
 	}
-	if bytes > d.MaxBufferBytes() {
-		return nil, fmt.Errorf("gpu: copy: a %d-byte buffer exceeds this adapter's largest storage buffer (%d bytes)", bytes, d.MaxBufferBytes())
-	}
-	p, err := d.pipeline(copySpec)
+	bytes, p, err := d.copySetup(bytes)
 	if err != nil {
 		return nil, err
 	}

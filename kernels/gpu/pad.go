@@ -399,25 +399,18 @@ func padTables(in, out []int, pads []kernels.Pad, mode kernels.Mode) (rows, cols
 // f32[8,3,512,512] they are 12,900 words, most of a chained pad's host
 // time). Call with d.mu held; the bytes are shared, never written.
 func (d *Device) padForwardTables(in, out []int, pads []kernels.Pad, mode kernels.Mode) (rows int, tables []byte) {
-	key := fmt.Sprint(in, out, pads, mode)
-	if c, ok := d.padFwdTabs[key]; ok {
-		return c.rows, c.b
-	}
-	rt, ct := padTables(in, out, pads, mode)
-	b := make([]byte, 4*(len(rt)+len(ct)))
-	for i, v := range rt {
-		putU32(b[4*i:], v)
-	}
-	for i, v := range ct {
-		putU32(b[4*(len(rt)+i):], v)
-	}
-	if len(b) <= 4*padTabsWords {
-		if len(d.padFwdTabs) >= padTabsMax || d.padFwdTabs == nil {
-			d.padFwdTabs = map[string]padFwdTabled{}
+	c := keptByShape(&d.padFwdTabs, fmt.Sprint(in, out, pads, mode), func() (padFwdTabled, int) {
+		rt, ct := padTables(in, out, pads, mode)
+		b := make([]byte, 4*(len(rt)+len(ct)))
+		for i, v := range rt {
+			putU32(b[4*i:], v)
 		}
-		d.padFwdTabs[key] = padFwdTabled{rows: len(rt), b: b}
-	}
-	return len(rt), b
+		for i, v := range ct {
+			putU32(b[4*(len(rt)+i):], v)
+		}
+		return padFwdTabled{rows: len(rt), b: b}, len(rt) + len(ct)
+	})
+	return c.rows, c.b
 }
 
 // padFwdTabled is one call shape's forward pad tables (Device.padFwdTabs).

@@ -154,18 +154,29 @@ const (
 // pass words) and T (shared: append copies, its capacity being its
 // length). Call with d.mu held.
 func (d *Device) padTables(in, out []int, pads []kernels.Pad, mode kernels.Mode) (p, t []uint32) {
-	key := fmt.Sprint(in, out, pads, mode)
-	c, ok := d.padTabs[key]
-	if !ok {
+	c := keptByShape(&d.padTabs, fmt.Sprint(in, out, pads, mode), func() (padTabled, int) {
+		var c padTabled
 		c.p, c.t, _ = padGatherTables(in, out, pads, mode)
-		if len(c.t) <= padTabsWords {
-			if len(d.padTabs) >= padTabsMax || d.padTabs == nil {
-				d.padTabs = map[string]padTabled{}
-			}
-			d.padTabs[key] = c
-		}
-	}
+		return c, len(c.t)
+	})
 	return slices.Clone(c.p), c.t[:len(c.t):len(c.t)]
+}
+
+// keptByShape is m[key], built and kept on first use: at most padTabsMax
+// shapes (the map starts over when full), and nothing of more than
+// padTabsWords words (build returns the value and its words).
+func keptByShape[T any](m *map[string]T, key string, build func() (T, int)) T {
+	if v, ok := (*m)[key]; ok {
+		return v
+	}
+	v, words := build()
+	if words <= padTabsWords {
+		if len(*m) >= padTabsMax || *m == nil {
+			*m = map[string]T{}
+		}
+		(*m)[key] = v
+	}
+	return v
 }
 
 // padTabled is one call shape's padGatherTables result (Device.padTabs).
